@@ -1,0 +1,1 @@
+// The OS layer: filled in by the run/watchdog work.
