@@ -14,10 +14,12 @@ let package = Package(
         .target(name: "CBlueZ", linkerSettings: [.linkedLibrary("bluetooth")]),
         // C: a small shim over libgpiod v1/v2.
         .target(name: "CGPIOD", linkerSettings: [.linkedLibrary("gpiod")]),
+        // C: Linux headers Glibc does not import (signalfd, inotify, rfkill).
+        .target(name: "CLinux"),
         // Pure Swift, no I/O: config, payload, HCI codecs, LED patterns, recovery policy.
         .target(name: "BeaconKit"),
         // The only module that touches the OS.
-        .target(name: "BeaconLinux", dependencies: ["BeaconKit", "CBlueZ", "CGPIOD"]),
+        .target(name: "BeaconLinux", dependencies: ["BeaconKit", "CBlueZ", "CGPIOD", "CLinux"]),
         .executableTarget(name: "altbeacond", dependencies: ["BeaconKit", "BeaconLinux"]),
         // Test helper (not installed): TOML on stdin, toml-test tagged JSON on stdout.
         .executableTarget(name: "toml-test-decoder", dependencies: ["BeaconKit"]),

@@ -1,4 +1,6 @@
 #include "CBlueZ.h"
+#include <linux/filter.h>
+#include <sys/socket.h>
 
 const unsigned long cbluez_HCIDEVUP = HCIDEVUP;
 const unsigned long cbluez_HCIDEVDOWN = HCIDEVDOWN;
@@ -14,4 +16,21 @@ void cbluez_filter_all_events(struct hci_filter *f, int with_acl) {
     hci_filter_set_ptype(HCI_EVENT_PKT, f);
     if (with_acl) hci_filter_set_ptype(HCI_COMMAND_PKT, f);
     hci_filter_all_events(f);
+}
+
+int cbluez_monitor_filter_commands(int fd, unsigned short index) {
+    // struct hci_mon_hdr { le16 opcode; le16 index; le16 len; }: BPF loads are big-endian,
+    // so compare against byte-swapped little-endian values.
+    unsigned short op_be = (unsigned short)((2 /* HCI_MON_COMMAND_PKT */ << 8) | 0);
+    unsigned short idx_be = (unsigned short)(((index & 0xff) << 8) | (index >> 8));
+    struct sock_filter code[] = {
+        BPF_STMT(BPF_LD | BPF_H | BPF_ABS, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, op_be, 0, 3),
+        BPF_STMT(BPF_LD | BPF_H | BPF_ABS, 2),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, idx_be, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, 0xffff),
+        BPF_STMT(BPF_RET | BPF_K, 0),
+    };
+    struct sock_fprog prog = { .len = sizeof(code) / sizeof(code[0]), .filter = code };
+    return setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog));
 }

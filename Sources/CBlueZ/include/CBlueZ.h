@@ -19,4 +19,8 @@ int cbluez_ioctl_ptr(int fd, unsigned long request, void *arg);
 
 // hci_filter helpers are static inline in hci_lib.h; wrap them so they link from Swift.
 void cbluez_filter_all_events(struct hci_filter *f, int with_acl);
+
+// Classic BPF on an HCI monitor socket: pass only command packets (HCI_MON_COMMAND_PKT) for
+// controller `index`, so traffic of other controllers never wakes the daemon.
+int cbluez_monitor_filter_commands(int fd, unsigned short index);
 #endif

@@ -1,0 +1,172 @@
+// The commands altbeacond sends, as small value types (Core Spec v5.3 Vol 4 Part E §7).
+
+public struct Reset: HCICommand {
+    public static let opcode = HCIOpcode.reset
+    public init() {}
+    public var parameters: [UInt8] { [] }
+}
+
+public struct ReadLocalVersion: HCICommand {
+    public static let opcode = HCIOpcode.readLocalVersion
+    public init() {}
+    public var parameters: [UInt8] { [] }
+}
+
+public struct LEReadLocalSupportedFeatures: HCICommand {
+    public static let opcode = HCIOpcode.leReadLocalFeatures
+    public init() {}
+    public var parameters: [UInt8] { [] }
+}
+
+public struct LEReadNumberOfSupportedAdvertisingSets: HCICommand {
+    public static let opcode = HCIOpcode.leReadNumberOfSupportedAdvertisingSets
+    public init() {}
+    public var parameters: [UInt8] { [] }
+}
+
+/// LE Set Advertising Parameters: min = max interval, ADV_NONCONN_IND, public address,
+/// all three channels, no filter — the study-guide setup.
+public struct LESetAdvertisingParameters: HCICommand {
+    public static let opcode = HCIOpcode.leSetAdvertisingParameters
+    public static let nonConnectableUndirected: UInt8 = 0x03
+    public var intervalUnits: UInt16
+    public init(intervalMs: UInt16) {
+        intervalUnits = UInt16(truncatingIfNeeded: AdvertisingInterval.units(milliseconds: UInt32(intervalMs)))
+    }
+    public var parameters: [UInt8] {
+        le16(intervalUnits) + le16(intervalUnits) + [
+            Self.nonConnectableUndirected,
+            0x00,                               // own address: public
+            0x00, 0, 0, 0, 0, 0, 0,             // peer address type and address: unused
+            0x07,                               // channels 37, 38, 39
+            0x00,                               // no filter
+        ]
+    }
+}
+
+/// LE Set Advertising Data: a length byte, then 31 bytes zero-padded.
+public struct LESetAdvertisingData: HCICommand {
+    public static let opcode = HCIOpcode.leSetAdvertisingData
+    public var data: [UInt8]
+    public init(data: [UInt8]) { self.data = Array(data.prefix(31)) }
+    public var parameters: [UInt8] {
+        [UInt8(data.count)] + data + [UInt8](repeating: 0, count: 31 - data.count)
+    }
+}
+
+public struct LESetAdvertiseEnable: HCICommand {
+    public static let opcode = HCIOpcode.leSetAdvertiseEnable
+    public var enable: Bool
+    public init(_ enable: Bool) { self.enable = enable }
+    public var parameters: [UInt8] { [enable ? 1 : 0] }
+}
+
+/// Advertising event properties for extended commands with a legacy PDU.
+public enum AdvertisingEventProperties {
+    /// Bit 4 alone: legacy ADV_NONCONN_IND.
+    public static let legacyNonConnectable: UInt16 = 0x0010
+}
+
+/// LE Set Extended Advertising Parameters with legacy PDU properties (ADV_NONCONN_IND).
+public struct LESetExtendedAdvertisingParameters: HCICommand {
+    public static let opcode = HCIOpcode.leSetExtendedAdvertisingParameters
+    /// "Host has no preference" for TX power.
+    public static let noTxPowerPreference: Int8 = 0x7f
+    public var handle: UInt8
+    public var intervalUnits: UInt32
+    public var txPower: Int8
+    public init(handle: UInt8, intervalMs: UInt16, txPowerDbm: Int8?) {
+        self.handle = handle
+        intervalUnits = AdvertisingInterval.units(milliseconds: UInt32(intervalMs))
+        txPower = txPowerDbm ?? Self.noTxPowerPreference
+    }
+    public var parameters: [UInt8] {
+        [handle] + le16(AdvertisingEventProperties.legacyNonConnectable)
+            + le24(intervalUnits) + le24(intervalUnits)
+            + [0x07,                            // channels 37, 38, 39
+               0x00,                            // own address: public
+               0x00, 0, 0, 0, 0, 0, 0,          // peer: unused
+               0x00,                            // no filter
+               UInt8(bitPattern: txPower),
+               0x01,                            // primary PHY: LE 1M (legacy PDUs require it)
+               0x00,                            // secondary max skip
+               0x01,                            // secondary PHY: LE 1M
+               0x00,                            // advertising SID
+               0x00]                            // no scan request notifications
+    }
+}
+
+/// LE Set Extended Advertising Data, the whole payload in one fragment.
+public struct LESetExtendedAdvertisingData: HCICommand {
+    public static let opcode = HCIOpcode.leSetExtendedAdvertisingData
+    public var handle: UInt8
+    public var data: [UInt8]
+    public init(handle: UInt8, data: [UInt8]) { self.handle = handle; self.data = Array(data.prefix(251)) }
+    public var parameters: [UInt8] {
+        [handle,
+         0x03,                                  // operation: complete data
+         0x01,                                  // controller should not fragment
+         UInt8(data.count)] + data
+    }
+}
+
+/// LE Set Extended Advertising Enable for one set, no duration or event limit.
+public struct LESetExtendedAdvertisingEnable: HCICommand {
+    public static let opcode = HCIOpcode.leSetExtendedAdvertisingEnable
+    public var enable: Bool
+    public var handle: UInt8
+    public init(_ enable: Bool, handle: UInt8) { self.enable = enable; self.handle = handle }
+    public var parameters: [UInt8] { [enable ? 1 : 0, 1, handle, 0, 0, 0] }
+}
+
+public struct LERemoveAdvertisingSet: HCICommand {
+    public static let opcode = HCIOpcode.leRemoveAdvertisingSet
+    public var handle: UInt8
+    public init(handle: UInt8) { self.handle = handle }
+    public var parameters: [UInt8] { [handle] }
+}
+
+/// LE Set Scan Parameters for the observer: passive, public address, accept all.
+public struct LESetScanParameters: HCICommand {
+    public static let opcode = HCIOpcode.leSetScanParameters
+    public var active: Bool
+    public var intervalUnits: UInt16
+    public var windowUnits: UInt16
+    public init(active: Bool = false, intervalUnits: UInt16 = 0x0010, windowUnits: UInt16 = 0x0010) {
+        self.active = active; self.intervalUnits = intervalUnits; self.windowUnits = windowUnits
+    }
+    public var parameters: [UInt8] { [active ? 1 : 0] + le16(intervalUnits) + le16(windowUnits) + [0x00, 0x00] }
+}
+
+public struct LESetScanEnable: HCICommand {
+    public static let opcode = HCIOpcode.leSetScanEnable
+    public var enable: Bool
+    public var filterDuplicates: Bool
+    public init(_ enable: Bool, filterDuplicates: Bool = false) { self.enable = enable; self.filterDuplicates = filterDuplicates }
+    public var parameters: [UInt8] { [enable ? 1 : 0, filterDuplicates ? 1 : 0] }
+}
+
+/// LE Set Extended Scan Parameters on the LE 1M PHY only.
+public struct LESetExtendedScanParameters: HCICommand {
+    public static let opcode = HCIOpcode.leSetExtendedScanParameters
+    public var active: Bool
+    public var intervalUnits: UInt16
+    public var windowUnits: UInt16
+    public init(active: Bool = false, intervalUnits: UInt16 = 0x0010, windowUnits: UInt16 = 0x0010) {
+        self.active = active; self.intervalUnits = intervalUnits; self.windowUnits = windowUnits
+    }
+    public var parameters: [UInt8] {
+        [0x00,                                  // own address: public
+         0x00,                                  // accept all
+         0x01,                                  // PHYs: LE 1M
+         active ? 1 : 0] + le16(intervalUnits) + le16(windowUnits)
+    }
+}
+
+public struct LESetExtendedScanEnable: HCICommand {
+    public static let opcode = HCIOpcode.leSetExtendedScanEnable
+    public var enable: Bool
+    public var filterDuplicates: Bool
+    public init(_ enable: Bool, filterDuplicates: Bool = false) { self.enable = enable; self.filterDuplicates = filterDuplicates }
+    public var parameters: [UInt8] { [enable ? 1 : 0, filterDuplicates ? 1 : 0, 0, 0, 0, 0] }
+}

@@ -1,0 +1,37 @@
+/// One line per event on stderr. Under systemd (JOURNAL_STREAM set) each line carries the
+/// sd-daemon priority prefix so the journal files it at the right level.
+public enum LogLevel: Int, Comparable, Sendable {
+    case error = 3, warning = 4, notice = 5, info = 6, debug = 7
+    public static func < (a: LogLevel, b: LogLevel) -> Bool { a.rawValue < b.rawValue }
+    var word: String {
+        switch self {
+        case .error: "error"; case .warning: "warning"; case .notice: "notice"
+        case .info: "info"; case .debug: "debug"
+        }
+    }
+}
+
+public struct Logger: Sendable {
+    public var journal: Bool
+    public var threshold: LogLevel
+    /// Where lines go; stderr unless a test captures them.
+    public var sink: @Sendable (String) -> Void
+
+    public init(journal: Bool = environment("JOURNAL_STREAM") != nil,
+                threshold: LogLevel = environment("ALTBEACOND_DEBUG") != nil ? .debug : .info,
+                sink: @escaping @Sendable (String) -> Void = writeStandardError) {
+        self.journal = journal; self.threshold = threshold; self.sink = sink
+    }
+
+    public func log(_ level: LogLevel, _ message: String) {
+        guard level <= threshold else { return }
+        // One event, one line: fold embedded newlines so the journal keeps it whole.
+        let text = message.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: " | ")
+        sink(journal ? "<\(level.rawValue)>\(text)\n" : "altbeacond: \(level.word): \(text)\n")
+    }
+    public func error(_ m: String) { log(.error, m) }
+    public func warning(_ m: String) { log(.warning, m) }
+    public func notice(_ m: String) { log(.notice, m) }
+    public func info(_ m: String) { log(.info, m) }
+    public func debug(_ m: String) { log(.debug, m) }
+}

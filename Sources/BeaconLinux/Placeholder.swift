@@ -1,1 +1,0 @@
-// The OS layer: filled in by the run/watchdog work.

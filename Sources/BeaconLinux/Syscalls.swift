@@ -1,0 +1,111 @@
+import Glibc
+
+/// A failed system call's errno, typed. Every raw call in this module goes through `syscall(_:)`,
+/// which retries EINTR in one place.
+public struct Errno: Error, Equatable, Hashable, Sendable, CustomStringConvertible {
+    public var rawValue: Int32
+    public init(_ rawValue: Int32) { self.rawValue = rawValue }
+    public static var current: Errno { Errno(errno) }
+
+    public static let interrupted = Errno(EINTR)
+    public static let wouldBlock = Errno(EAGAIN)
+    public static let noDevice = Errno(ENODEV)
+    public static let notPermitted = Errno(EPERM)
+    public static let accessDenied = Errno(EACCES)
+    public static let alreadyInProgress = Errno(EALREADY)
+    public static let busy = Errno(EBUSY)
+    public static let timedOut = Errno(ETIMEDOUT)
+    public static let networkDown = Errno(ENETDOWN)
+    public static let brokenPipe = Errno(EPIPE)
+    /// ERFKILL: the radio is blocked by rfkill.
+    public static let rfkilled = Errno(132)
+    public static let noEntry = Errno(ENOENT)
+
+    public var isPermission: Bool { self == .notPermitted || self == .accessDenied }
+
+    public var description: String {
+        guard let s = strerror(rawValue) else { return "errno \(rawValue)" }
+        return String(cString: s)
+    }
+}
+
+/// Runs a raw call that returns -1 and sets errno on failure, retrying EINTR.
+@inline(__always)
+func syscall<T: BinaryInteger>(_ body: () -> T) throws(Errno) -> T {
+    while true {
+        let r = body()
+        if r != -1 { return r }
+        let e = Errno.current
+        if e != .interrupted { throw e }
+    }
+}
+
+/// Monotonic milliseconds: the one clock the daemon schedules by.
+public func monotonicMilliseconds() -> Int64 {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
+}
+
+/// An owned file descriptor; closed exactly once.
+public final class FileDescriptor: @unchecked Sendable {
+    public private(set) var rawValue: Int32
+    public init(_ raw: Int32) { rawValue = raw }
+    public var isOpen: Bool { rawValue >= 0 }
+    public func close() {
+        guard rawValue >= 0 else { return }
+        _ = Glibc.close(rawValue)   // never retried: Linux frees the descriptor even on EINTR
+        rawValue = -1
+    }
+    deinit { close() }
+
+    public func read(into buffer: inout [UInt8]) throws(Errno) -> Int {
+        let fd = rawValue
+        return try syscall { buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) } }
+    }
+
+    public func write(_ bytes: [UInt8]) throws(Errno) -> Int {
+        let fd = rawValue
+        return try syscall { bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) } }
+    }
+}
+
+/// Reads a whole small file (config, /proc, sysfs) with a size cap. No Foundation.
+public func readFile(_ path: String, limit: Int = 1 << 20) throws(Errno) -> [UInt8] {
+    let fd = FileDescriptor(try syscall { open(path, O_RDONLY | O_CLOEXEC) })
+    defer { fd.close() }
+    var out: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 16384)
+    while out.count <= limit {
+        let n = try fd.read(into: &chunk)
+        if n == 0 { break }
+        out.append(contentsOf: chunk[0..<n])
+    }
+    return out
+}
+
+/// The environment variable, or nil.
+public func environment(_ name: String) -> String? {
+    guard let p = getenv(name) else { return nil }
+    return String(cString: p)
+}
+
+/// Writes to stderr, unbuffered, whole.
+public func writeStandardError(_ s: String) {
+    var bytes = Array(s.utf8)
+    while !bytes.isEmpty {
+        let n = bytes.withUnsafeBytes { Glibc.write(2, $0.baseAddress, $0.count) }
+        if n < 0 { if errno == EINTR { continue }; return }
+        bytes.removeFirst(n)
+    }
+}
+
+/// Writes to stdout, whole.
+public func writeStandardOutput(_ s: String) {
+    var bytes = Array(s.utf8)
+    while !bytes.isEmpty {
+        let n = bytes.withUnsafeBytes { Glibc.write(1, $0.baseAddress, $0.count) }
+        if n < 0 { if errno == EINTR { continue }; return }
+        bytes.removeFirst(n)
+    }
+}
