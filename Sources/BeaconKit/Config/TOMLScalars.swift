@@ -126,7 +126,7 @@ extension TOMLLexer {
             if lower == "true" || lower == "false" {
                 throw error("invalid value `\(text)`: booleans are written `true` or `false`", at: p)
             }
-            if body.isEmpty || !(body.first.map { $0 >= 0x30 && $0 <= 0x39 } ?? false) {
+            if body.count == w.count {
                 throw error("invalid value `\(text)`: strings must be quoted", at: p)
             }
         }

@@ -1,0 +1,241 @@
+/// The tables and keys of the config file (SPEC §2), in the order the docs list them.
+enum ConfigSchema {
+    static let tables: [(name: String, keys: [String])] = [
+        ("beacon", ["uuid", "major", "minor", "power", "company_id", "reserved"]),
+        ("bluetooth", ["adapter", "interval_ms", "tx_power_dbm"]),
+        ("leds", ["chip", "status", "fault", "active_low"]),
+        ("watchdog", ["check_interval_s"]),
+    ]
+
+    static func keys(of table: String) -> [String]? {
+        tables.first { $0.name == table }?.keys
+    }
+
+    static var allKeys: [String] {
+        tables.flatMap { t in t.keys.map { t.name + "." + $0 } }
+    }
+}
+
+/// Checks a parsed table tree against the schema. Collects every problem and reports the
+/// earliest in the file, so the message matches what a person reads first.
+struct ConfigValidator {
+    let source: SourceText
+    private(set) var problems: [ConfigDiagnostic] = []
+
+    init(source: SourceText) { self.source = source }
+
+    var firstProblem: ConfigDiagnostic? {
+        problems.min { SourcePosition(line: $0.line, column: $0.column) < SourcePosition(line: $1.line, column: $1.column) }
+    }
+
+    mutating func report(_ message: String, at p: SourcePosition) {
+        problems.append(source.diagnostic(message, at: p))
+    }
+
+    mutating func validate(_ root: TOMLTable) -> BeaconConfig? {
+        var tables: [String: TOMLTable] = [:]
+        for e in root.entries {
+            guard let keys = ConfigSchema.keys(of: e.key) else {
+                reportUnknown(table: nil, entry: e)
+                continue
+            }
+            guard case .table(let t) = e.value else {
+                report("expected a table for \(e.key), found \(e.value.typeDescription)", at: e.valuePosition)
+                continue
+            }
+            for k in t.entries where !keys.contains(k.key) { reportUnknown(table: e.key, entry: k) }
+            tables[e.key] = t
+        }
+        let beacon = root.entry("beacon") == nil || tables["beacon"] != nil ? readBeacon(tables["beacon"]) : nil
+        let bluetooth = readBluetooth(tables["bluetooth"] ?? TOMLTable())
+        let leds = tables["leds"].flatMap { readLEDs($0) }
+        let watchdog = readWatchdog(tables["watchdog"] ?? TOMLTable())
+        guard problems.isEmpty, let b = beacon, let bt = bluetooth, let w = watchdog else { return nil }
+        if tables["leds"] != nil, leds == nil { return nil }
+        return BeaconConfig(beacon: b, bluetooth: bt, leds: leds, watchdog: w)
+    }
+
+    // MARK: - Tables
+
+    mutating func readBeacon(_ t: TOMLTable?) -> BeaconIdentity? {
+        guard let t else {
+            report("missing [beacon] table: uuid, major and minor are required", at: .start)
+            return nil
+        }
+        let uuid = readUUID(t)
+        let major = integer(t, "beacon", "major", 0...65535, required: true)
+        let minor = integer(t, "beacon", "minor", 0...65535, required: true)
+        let power = integer(t, "beacon", "power", -127...0) ?? Int64(BeaconIdentity.defaultPower)
+        let company = integer(t, "beacon", "company_id", 0...0xFFFF) ?? Int64(BeaconIdentity.defaultCompanyID)
+        let reserved = integer(t, "beacon", "reserved", 0...255) ?? 0
+        guard let uuid, let major, let minor else { return nil }
+        return BeaconIdentity(uuid: uuid, major: UInt16(truncatingIfNeeded: major), minor: UInt16(truncatingIfNeeded: minor),
+                              power: Int8(truncatingIfNeeded: power), companyID: UInt16(truncatingIfNeeded: company),
+                              reserved: UInt8(truncatingIfNeeded: reserved))
+    }
+
+    mutating func readUUID(_ t: TOMLTable) -> [UInt8]? {
+        guard let (s, p) = string(t, "beacon", "uuid", required: true) else { return nil }
+        guard let bytes = parseUUID(s) else {
+            report("beacon.uuid must be 32 hex digits, plain or grouped 8-4-4-4-12 with hyphens (like \"2f234454-cf6d-4a0f-adf2-f4911ba9ffa6\")", at: p)
+            return nil
+        }
+        return bytes
+    }
+
+    mutating func readBluetooth(_ t: TOMLTable) -> BluetoothSettings? {
+        var out = BluetoothSettings()
+        var ok = true
+        if let (s, p) = string(t, "bluetooth", "adapter") {
+            if let n = parseAdapter(s) {
+                out.adapter = s
+                out.adapterIndex = n
+            } else {
+                report("bluetooth.adapter must be hciN with N from 0 to 65535, like \"hci0\"", at: p)
+                ok = false
+            }
+        } else if t.entry("adapter") != nil { ok = false }
+        if let v = integer(t, "bluetooth", "interval_ms", BluetoothSettings.intervalRange) {
+            out.intervalMs = UInt16(truncatingIfNeeded: v)
+        }
+        if let v = integer(t, "bluetooth", "tx_power_dbm", BluetoothSettings.txPowerRange) {
+            out.txPowerDbm = Int8(truncatingIfNeeded: v)
+        }
+        return ok ? out : nil
+    }
+
+    mutating func readLEDs(_ t: TOMLTable) -> LEDSettings? {
+        var chip: String?
+        if let (s, p) = string(t, "leds", "chip", required: true) {
+            if s.isEmpty || s.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+                report("leds.chip must be a chip name (\"gpiochip0\"), path (\"/dev/gpiochip0\") or label (\"pinctrl-bcm2711\")", at: p)
+            } else {
+                chip = s
+            }
+        }
+        let status = line(t, "status", required: true)
+        let fault = line(t, "fault")
+        let activeLow = boolean(t, "leds", "active_low") ?? false
+        if let status, let fault, status == fault, let e = t.entry("fault") {
+            report("leds.fault must be a different line from leds.status", at: e.valuePosition)
+            return nil
+        }
+        guard let chip, let status else { return nil }
+        return LEDSettings(chip: chip, status: status, fault: fault, activeLow: activeLow)
+    }
+
+    mutating func readWatchdog(_ t: TOMLTable) -> WatchdogSettings? {
+        var out = WatchdogSettings()
+        if let v = integer(t, "watchdog", "check_interval_s", WatchdogSettings.checkIntervalRange) {
+            out.checkIntervalS = UInt32(truncatingIfNeeded: v)
+        }
+        return out
+    }
+
+    // MARK: - Typed keys
+
+    private mutating func missing(_ t: TOMLTable, _ table: String, _ key: String) {
+        report("missing required key `\(table).\(key)` in [\(table)]", at: t.position)
+    }
+
+    private mutating func wrongType(_ e: TOMLTable.Entry, _ table: String, expected: String) {
+        report("expected \(expected) for \(table).\(e.key), found \(e.value.typeDescription)", at: e.valuePosition)
+    }
+
+    mutating func integer(_ t: TOMLTable, _ table: String, _ key: String, _ range: ClosedRange<Int64>,
+                          required: Bool = false) -> Int64? {
+        guard let e = t.entry(key) else {
+            if required { missing(t, table, key) }
+            return nil
+        }
+        guard case .integer(let v) = e.value else {
+            wrongType(e, table, expected: "an integer")
+            return nil
+        }
+        guard range.contains(v) else {
+            report("\(table).\(key) must be between \(range.lowerBound) and \(range.upperBound), found \(v)", at: e.valuePosition)
+            return nil
+        }
+        return v
+    }
+
+    mutating func string(_ t: TOMLTable, _ table: String, _ key: String, required: Bool = false) -> (String, SourcePosition)? {
+        guard let e = t.entry(key) else {
+            if required { missing(t, table, key) }
+            return nil
+        }
+        guard case .string(let s) = e.value else {
+            wrongType(e, table, expected: "a string")
+            return nil
+        }
+        return (s, e.valuePosition)
+    }
+
+    mutating func boolean(_ t: TOMLTable, _ table: String, _ key: String) -> Bool? {
+        guard let e = t.entry(key) else { return nil }
+        guard case .bool(let b) = e.value else {
+            wrongType(e, table, expected: "a boolean (true or false)")
+            return nil
+        }
+        return b
+    }
+
+    /// A GPIO line: an offset, or a line name such as "GPIO17".
+    mutating func line(_ t: TOMLTable, _ key: String, required: Bool = false) -> GPIOLineRef? {
+        guard let e = t.entry(key) else {
+            if required { missing(t, "leds", key) }
+            return nil
+        }
+        switch e.value {
+        case .integer(let v):
+            guard v >= 0, v <= Int64(LEDSettings.maxLineOffset) else {
+                report("leds.\(key) must be a line offset between 0 and \(LEDSettings.maxLineOffset), or a line name, found \(v)", at: e.valuePosition)
+                return nil
+            }
+            return .offset(UInt32(v))
+        case .string(let s):
+            guard !s.isEmpty, !s.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+                report("leds.\(key) line name must be non-empty text, like \"GPIO17\"", at: e.valuePosition)
+                return nil
+            }
+            return .name(s)
+        default:
+            wrongType(e, "leds", expected: "a line offset (integer) or a line name (string)")
+            return nil
+        }
+    }
+}
+
+/// 32 hex digits, plain or as 8-4-4-4-12; any case.
+func parseUUID(_ s: String) -> [UInt8]? {
+    let u = Array(s.utf8)
+    var digits: [UInt8]
+    if u.count == 32 {
+        digits = u
+    } else if u.count == 36, [8, 13, 18, 23].allSatisfy({ u[$0] == UInt8(ascii: "-") }) {
+        digits = []
+        for (i, c) in u.enumerated() where ![8, 13, 18, 23].contains(i) { digits.append(c) }
+    } else {
+        return nil
+    }
+    var out: [UInt8] = []
+    out.reserveCapacity(16)
+    var k = 0
+    while k + 1 < digits.count {
+        guard let hi = hexValue(digits[k]), let lo = hexValue(digits[k + 1]) else { return nil }
+        out.append(hi << 4 | lo)
+        k += 2
+    }
+    return out.count == 16 ? out : nil
+}
+
+/// "hciN", N in 0...65535 written without leading zeros.
+func parseAdapter(_ s: String) -> UInt16? {
+    guard s.hasPrefix("hci") else { return nil }
+    let digits = Array(s.utf8.dropFirst(3))
+    guard !digits.isEmpty, digits.count <= 5, digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+    if digits.count > 1, digits[0] == 0x30 { return nil }
+    var n = 0
+    for d in digits { n = n * 10 + Int(d - 0x30) }
+    return n <= 65535 ? UInt16(n) : nil
+}

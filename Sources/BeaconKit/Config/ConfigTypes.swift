@@ -1,0 +1,110 @@
+/// The daemon's configuration (SPEC §2), as read from /etc/altbeacond/config.toml.
+public struct BeaconConfig: Equatable, Sendable {
+    public var beacon: BeaconIdentity
+    public var bluetooth: BluetoothSettings
+    /// nil when the file has no [leds] table.
+    public var leds: LEDSettings?
+    public var watchdog: WatchdogSettings
+
+    public init(beacon: BeaconIdentity, bluetooth: BluetoothSettings = BluetoothSettings(),
+                leds: LEDSettings? = nil, watchdog: WatchdogSettings = WatchdogSettings()) {
+        self.beacon = beacon
+        self.bluetooth = bluetooth
+        self.leds = leds
+        self.watchdog = watchdog
+    }
+}
+
+/// `[bluetooth]`.
+public struct BluetoothSettings: Equatable, Sendable {
+    /// "hciN".
+    public var adapter: String
+    /// N of hciN.
+    public var adapterIndex: UInt16
+    /// Advertising interval, 20...10240 ms.
+    public var intervalMs: UInt16
+    /// Radio TX power, -127...20 dBm; nil when unset.
+    public var txPowerDbm: Int8?
+
+    public static let defaultIntervalMs: UInt16 = 100
+    public static let intervalRange: ClosedRange<Int64> = 20...10240
+    public static let txPowerRange: ClosedRange<Int64> = -127...20
+
+    public init(adapter: String = "hci0", adapterIndex: UInt16 = 0,
+                intervalMs: UInt16 = BluetoothSettings.defaultIntervalMs, txPowerDbm: Int8? = nil) {
+        self.adapter = adapter
+        self.adapterIndex = adapterIndex
+        self.intervalMs = intervalMs
+        self.txPowerDbm = txPowerDbm
+    }
+}
+
+/// A GPIO line: by offset on its chip, or by name (e.g. "GPIO17").
+public enum GPIOLineRef: Equatable, Sendable, CustomStringConvertible {
+    case offset(UInt32)
+    case name(String)
+
+    /// "17" or "GPIO17".
+    public var description: String {
+        switch self {
+        case .offset(let n): return String(n)
+        case .name(let s): return s
+        }
+    }
+}
+
+/// `[leds]`.
+public struct LEDSettings: Equatable, Sendable {
+    /// As written: "gpiochip0", "/dev/gpiochip0" or a label such as "pinctrl-bcm2711".
+    public var chip: String
+    public var status: GPIOLineRef
+    public var fault: GPIOLineRef?
+    /// LEDs light when the line is driven low.
+    public var activeLow: Bool
+
+    public static let maxLineOffset: UInt32 = 4095
+
+    public init(chip: String, status: GPIOLineRef, fault: GPIOLineRef? = nil, activeLow: Bool = false) {
+        self.chip = chip
+        self.status = status
+        self.fault = fault
+        self.activeLow = activeLow
+    }
+}
+
+/// `[watchdog]`.
+public struct WatchdogSettings: Equatable, Sendable {
+    /// Period of the active health probe, 1...3600 s.
+    public var checkIntervalS: UInt32
+
+    public static let defaultCheckIntervalS: UInt32 = 5
+    public static let checkIntervalRange: ClosedRange<Int64> = 1...3600
+
+    public init(checkIntervalS: UInt32 = WatchdogSettings.defaultCheckIntervalS) {
+        self.checkIntervalS = checkIntervalS
+    }
+}
+
+/// Reading the config file.
+public enum ConfigFile {
+    public static let defaultPath = "/etc/altbeacond/config.toml"
+
+    /// Parses and validates a config file. Never traps or hangs, whatever the bytes: input is
+    /// capped at `TOML.maxInputBytes` and nesting at `TOML.maxDepth`. On refusal the diagnostic
+    /// points at the earliest problem.
+    public static func parse(_ bytes: [UInt8], path: String) -> Result<BeaconConfig, ConfigDiagnostic> {
+        do {
+            let (table, source) = try TOML.parseSource(bytes, path: path)
+            var validator = ConfigValidator(source: source)
+            if let config = validator.validate(table) { return .success(config) }
+            return .failure(validator.firstProblem ?? source.diagnostic("invalid config", at: .start))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Convenience for text already in memory.
+    public static func parse(_ text: String, path: String) -> Result<BeaconConfig, ConfigDiagnostic> {
+        parse(Array(text.utf8), path: path)
+    }
+}
