@@ -1,1 +1,38 @@
-print("altbeacond: not yet")
+import BeaconKit
+import BeaconLinux
+import Glibc
+
+/// sysexits(3) codes of SPEC §1.
+enum ExitCode {
+    static let ok: Int32 = 0
+    static let failure: Int32 = 1
+    static let usage: Int32 = 64
+    static let unavailable: Int32 = 69
+    static let permission: Int32 = 77
+    static let config: Int32 = 78
+}
+
+let version = "0.1.0"
+
+func main() -> Int32 {
+    let argv = Array(CommandLine.arguments.dropFirst())
+    switch Arguments.parse(argv) {
+    case .failure(let e):
+        writeStandardError("altbeacond: \(e)\n\(Arguments.usage)\n")
+        return ExitCode.usage
+    case .success(.help):
+        writeStandardOutput("altbeacond \(version): a fixed AltBeacon for Raspberry Pi\n\n\(Arguments.usage)\n")
+        return ExitCode.ok
+    case .success(.version):
+        writeStandardOutput("altbeacond \(version)\n")
+        return ExitCode.ok
+    case .success(.check(let path)):
+        return checkCommand(path: path)
+    case .success(.run(let path)):
+        return runDaemon(configPath: path)
+    case .success(.scan(let adapter, let timeout, let json)):
+        return scanCommand(adapter: adapter, timeoutSeconds: timeout, json: json)
+    }
+}
+
+exit(main())

@@ -1,0 +1,107 @@
+/// The command line of SPEC §1, parsed by hand (swift-argument-parser would bring Foundation in).
+public enum Command: Equatable, Sendable {
+    case run(configPath: String)
+    case check(configPath: String)
+    case scan(adapter: String, timeoutSeconds: UInt32?, json: Bool)
+    case help
+    case version
+}
+
+public struct UsageError: Error, Equatable, Sendable, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+public enum Arguments {
+    public static let usage = """
+    Usage:
+      altbeacond run   [--config PATH]     advertise the configured AltBeacon (the daemon, in the foreground)
+      altbeacond check [--config PATH]     validate the config and print what would go on air
+      altbeacond scan  [--adapter hciN] [--timeout S] [--json]
+                                           list AltBeacons heard nearby
+      altbeacond --help | --version
+
+    Options:
+      -c, --config PATH    config file (default \(defaultConfigPath))
+      -a, --adapter hciN   controller to scan with (default hci0)
+      -t, --timeout S      stop scanning after S seconds
+          --json           one JSON object per sighting per line
+
+    Exit status: 0 ok, 64 usage error, 77 permission denied, 78 bad config.
+    """
+
+    public static let defaultConfigPath = "/etc/altbeacond/config.toml"
+
+    /// `argv` without the program name.
+    public static func parse(_ argv: [String]) -> Result<Command, UsageError> {
+        guard let first = argv.first else { return .failure(UsageError("no command given")) }
+        var rest = Array(argv.dropFirst())
+        switch first {
+        case "-h", "--help", "help": return .success(.help)
+        case "-V", "--version", "version": return .success(.version)
+        case "run", "check":
+            var config = defaultConfigPath
+            while let arg = rest.first {
+                rest.removeFirst()
+                switch option(arg, &rest, names: ["-c", "--config"]) {
+                case .value(let v): config = v
+                case .missing: return .failure(UsageError("option '\(arg)' needs a value"))
+                case .notThis:
+                    if arg == "-h" || arg == "--help" { return .success(.help) }
+                    return .failure(UsageError("unknown option '\(arg)' for '\(first)'"))
+                }
+            }
+            return .success(first == "run" ? .run(configPath: config) : .check(configPath: config))
+        case "scan":
+            var adapter = "hci0", timeout: UInt32? = nil, json = false
+            while let arg = rest.first {
+                rest.removeFirst()
+                if arg == "--json" { json = true; continue }
+                if arg == "-h" || arg == "--help" { return .success(.help) }
+                let a = option(arg, &rest, names: ["-a", "--adapter"])
+                let t = a == .notThis ? option(arg, &rest, names: ["-t", "--timeout"]) : .notThis
+                switch (a, t) {
+                case (.value(let v), _):
+                    guard parseAdapterIndex(v) != nil else { return .failure(UsageError("--adapter takes hciN, not '\(v)'")) }
+                    adapter = v
+                case (_, .value(let v)):
+                    guard let s = UInt32(v), s > 0 else { return .failure(UsageError("--timeout takes a whole number of seconds, not '\(v)'")) }
+                    timeout = s
+                case (.missing, _), (_, .missing):
+                    return .failure(UsageError("option '\(arg)' needs a value"))
+                default:
+                    return .failure(UsageError("unknown option '\(arg)' for 'scan'"))
+                }
+            }
+            return .success(.scan(adapter: adapter, timeoutSeconds: timeout, json: json))
+        default:
+            if first.hasPrefix("-") { return .failure(UsageError("unknown option '\(first)'")) }
+            return .failure(UsageError("unknown command '\(first)'"))
+        }
+    }
+
+    private enum OptionValue: Equatable { case notThis, missing, value(String) }
+
+    /// The value of `arg` if it is one of `names` (`--x V` or `--x=V`).
+    private static func option(_ arg: String, _ rest: inout [String], names: [String]) -> OptionValue {
+        for name in names {
+            if arg == name {
+                guard let v = rest.first else { return .missing }
+                rest.removeFirst()
+                return .value(v)
+            }
+            if name.hasPrefix("--"), arg.hasPrefix(name + "=") { return .value(String(arg.dropFirst(name.count + 1))) }
+        }
+        return .notThis
+    }
+}
+
+/// "hci3" -> 3; nil unless exactly "hci" and a number 0...65534.
+public func parseAdapterIndex(_ name: String) -> UInt16? {
+    guard name.hasPrefix("hci") else { return nil }
+    let digits = name.dropFirst(3)
+    guard !digits.isEmpty, digits.count <= 5, digits.allSatisfy({ $0.isASCII && $0.isNumber }),
+          let n = UInt32(digits), n < 0xffff else { return nil }
+    return UInt16(n)
+}

@@ -1,0 +1,54 @@
+/// What `altbeacond check` prints: the decoded beacon, the payload as sent, and the study-guide
+/// hcitool lines that would put the same beacon on air by hand.
+public enum CheckReport {
+    static let companies: [UInt16: String] = [0x0118: "Radius Networks", 0x004c: "Apple", 0x00e0: "Google",
+                                              0x0006: "Microsoft", 0x0059: "Nordic Semiconductor"]
+
+    public static func render(_ config: BeaconConfig, path: String) -> String {
+        let b = config.beacon, bt = config.bluetooth
+        let payload = AltBeacon.advertisingData(b)
+        let company = companies[b.companyID].map { " (\($0))" } ?? ""
+        var lines = [
+            "\(path): ok",
+            "beacon:",
+            "  uuid (ID1):       \(b.uuidString)",
+            "  major (ID2):      \(b.major)",
+            "  minor (ID3):      \(b.minor)",
+            "  reference RSSI:   \(b.power) dBm at 1 m",
+            "  company:          0x\(hex16(b.companyID))\(company)",
+            "  reserved:         0x\(hexString(CollectionOfOne(b.reserved)))",
+            "bluetooth:",
+            "  adapter:          \(bt.adapter)",
+            "  interval:         \(bt.intervalMs) ms",
+            "  tx power:         " + (bt.txPowerDbm.map { "\($0) dBm (controllers with LE extended advertising only)" } ?? "controller default"),
+        ]
+        if let leds = config.leds {
+            lines.append("leds:")
+            lines.append("  chip:             \(leds.chip)")
+            lines.append("  status line:      \(leds.status)")
+            lines.append("  fault line:       " + (leds.fault.map { "\($0)" } ?? "none (status LED shows faults too)"))
+            lines.append("  active low:       \(leds.activeLow ? "yes" : "no")")
+        } else {
+            lines.append("leds:               none")
+        }
+        lines.append("watchdog:           probe every \(config.watchdog.checkIntervalS) s")
+        lines.append("advertising-data: \(hexString(payload))")
+        lines.append("study-guide equivalent (legacy commands):")
+        for c in studyGuideCommands(config) { lines.append("  " + c) }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The guide's shell sequence for this config.
+    public static func studyGuideCommands(_ config: BeaconConfig) -> [String] {
+        let a = config.bluetooth.adapter
+        let payload = AltBeacon.advertisingData(config.beacon)
+        return [
+            "hciconfig \(a) up",
+            LESetAdvertisingParameters(intervalMs: config.bluetooth.intervalMs).hcitoolLine(adapter: a),
+            LESetAdvertisingData(data: payload).hcitoolLine(adapter: a),
+            LESetAdvertiseEnable(true).hcitoolLine(adapter: a),
+        ]
+    }
+
+    private static func hex16(_ v: UInt16) -> String { hexString([UInt8(v >> 8), UInt8(v & 0xff)]) }
+}

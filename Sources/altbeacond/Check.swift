@@ -1,0 +1,33 @@
+import BeaconKit
+import BeaconLinux
+
+struct ConfigLoadError: Error {
+    var code: Int32
+    var message: String
+}
+
+/// Reads and validates the config; on failure says why (FILE:LINE:COL, caret) and returns the exit code.
+func loadConfig(path: String) -> Result<BeaconConfig, ConfigLoadError> {
+    let bytes: [UInt8]
+    do {
+        bytes = try readFile(path, limit: 1 << 20)
+    } catch {
+        let code = error.isPermission ? ExitCode.permission : ExitCode.config
+        return .failure(ConfigLoadError(code: code, message: "\(path): cannot read config: \(error)"))
+    }
+    switch ConfigFile.parse(bytes, path: path) {
+    case .success(let c): return .success(c)
+    case .failure(let d): return .failure(ConfigLoadError(code: ExitCode.config, message: d.description))
+    }
+}
+
+func checkCommand(path: String) -> Int32 {
+    switch loadConfig(path: path) {
+    case .success(let config):
+        writeStandardOutput(CheckReport.render(config, path: path))
+        return ExitCode.ok
+    case .failure(let e):
+        writeStandardError(e.message + "\n")
+        return e.code
+    }
+}

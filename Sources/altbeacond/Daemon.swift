@@ -1,0 +1,1 @@
+func runDaemon(configPath: String) -> Int32 { 1 }
