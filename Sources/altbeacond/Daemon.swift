@@ -1,1 +1,291 @@
-func runDaemon(configPath: String) -> Int32 { 1 }
+import BeaconKit
+import BeaconLinux
+import Glibc
+
+/// `altbeacond run`: wires the kernel's event sources into one loop and performs what the
+/// recovery supervisor decides. Only the first config read and missing permissions end it.
+final class Daemon {
+    let configPath: String
+    var config: BeaconConfig
+    /// The last refused edit (or a deleted file): the old beacon stays on air meanwhile.
+    var refusedEdit: String?
+    let log = Logger()
+    let loop = EventLoop()
+    let control: HCIControlSocket
+    let monitor: HCIMonitorSocket
+    let signals: SignalDescriptor
+    let notifier = SystemdNotifier()
+    let advertiser: Advertiser
+    var supervisor: Supervisor
+    var lights: StatusLights?
+    var watcher: ConfigWatcher?
+    var rfkill: RfkillWatcher?
+    var debouncer = Debouncer()
+    var watchedDeviceFd: FileDescriptor?
+    var lastStatus = ""
+    var exitCode = ExitCode.ok
+
+    init(configPath: String, config: BeaconConfig, control: HCIControlSocket, monitor: HCIMonitorSocket,
+         signals: SignalDescriptor) {
+        self.configPath = configPath
+        self.config = config
+        self.control = control
+        self.monitor = monitor
+        self.signals = signals
+        advertiser = Advertiser(control: control, log: log)
+        supervisor = Supervisor(probeIntervalMs: Int64(config.watchdog.checkIntervalS) * 1000)
+    }
+
+    func start() {
+        log.info("altbeacond \(version): beacon \(describe(config.beacon)) on \(config.bluetooth.adapter), every \(config.bluetooth.intervalMs) ms")
+        if let leds = config.leds { lights = StatusLights(settings: leds, loop: loop, log: log) }
+        lights?.show(.starting)
+        loop.watch(signals.fd) { [unowned self] in onSignals() }
+        loop.watch(control.fd) { [unowned self] in onDeviceEvents() }
+        retargetMonitor()
+        loop.watch(monitor.fd) { [unowned self] in onMonitor() }
+        do {
+            let w = try ConfigWatcher(path: configPath)
+            watcher = w
+            loop.watch(w.fd) { [unowned self] in if w.drain() { configFileChanged() } }
+        } catch {
+            log.warning("cannot watch \(configPath) for edits (\(error)); SIGHUP still reloads it")
+        }
+        if let r = try? RfkillWatcher() {
+            rfkill = r
+            loop.watch(r.fd) { [unowned self] in if r.drain() { handle(.rfkillChanged) } }
+        }
+        if let ms = notifier.watchdogIntervalMs { scheduleWatchdogPing(everyMs: ms) }
+        handle(.start)
+        notifier.notify("READY=1\nSTATUS=\(statusText)")
+    }
+
+    func run() -> Int32 {
+        start()
+        loop.run()
+        return exitCode
+    }
+
+    // MARK: events
+
+    private func onSignals() {
+        for s in signals.read() {
+            switch s {
+            case SIGHUP:
+                log.info("SIGHUP: reloading \(configPath)")
+                reload()
+            case SIGTERM, SIGINT:
+                log.info("\(s == SIGTERM ? "SIGTERM" : "SIGINT"): taking the beacon off air")
+                stop()
+                return
+            default: break
+            }
+        }
+    }
+
+    private func onDeviceEvents() {
+        for (kind, index) in control.readDeviceEvents() where index == config.bluetooth.adapterIndex {
+            log.debug("\(config.bluetooth.adapter): kernel reports \(kind)")
+            switch kind {
+            case .registered: handle(.adapterRegistered)
+            case .unregistered: handle(.adapterUnregistered)
+            case .up: handle(.adapterUp)
+            case .down: handle(.adapterDown)
+            }
+        }
+    }
+
+    private func onMonitor() {
+        let now = monotonicMilliseconds()
+        for packet in monitor.readPackets() {
+            guard packet.index == config.bluetooth.adapterIndex, let (op, params) = packet.command else { continue }
+            if advertiser.sent.consume(op, params, at: now) { continue }
+            if let what = classifyForeignCommand(op, params, ourData: advertiser.payload, ourHandle: advertiser.extendedHandle) {
+                log.debug("foreign \(op): \(what.rawValue)")
+                handle(.interference(what))
+            }
+        }
+    }
+
+    /// Hardware Error events arrive on the adapter's own socket.
+    private func onDeviceSocket() {
+        guard let dev = advertiser.device else { return }
+        var buf = [UInt8](repeating: 0, count: 300)
+        while true {
+            do {
+                let n = try dev.fd.read(into: &buf)
+                if n <= 0 { break }
+                if case .success(.hardwareError(let code)) = HCIEvent.decode(buf[0..<n]) {
+                    log.warning("\(config.bluetooth.adapter): hardware error 0x\(hexString(CollectionOfOne(code)))")
+                    handle(.hardwareError)
+                }
+            } catch let e where e == .wouldBlock {
+                break
+            } catch {
+                // The controller went away under the socket: stop polling it until re-armed.
+                unwatchDevice()
+                break
+            }
+        }
+    }
+
+    // MARK: the supervisor's decisions
+
+    func handle(_ event: SupervisorEvent) {
+        var queue = [event]
+        while !queue.isEmpty {
+            let e = queue.removeFirst()
+            for action in supervisor.handle(e, now: monotonicMilliseconds()) {
+                if let follow = perform(action) { queue.append(follow) }
+            }
+        }
+        refreshHealth()
+    }
+
+    /// Performs one action; returns the event it produced, if any.
+    private func perform(_ action: SupervisorAction) -> SupervisorEvent? {
+        switch action {
+        case .arm(let scope):
+            lights?.show(.starting)
+            let result = advertiser.arm(config, scope: scope)
+            watchDevice()
+            for case .hardwareError(let code) in advertiser.device?.takeStrayEvents() ?? [] {
+                log.warning("\(config.bluetooth.adapter): hardware error 0x\(hexString(CollectionOfOne(code))) while arming")
+            }
+            if result == nil, scope != .data || supervisor.phase != .advertising {
+                log.info("on air: \(describe(config.beacon)) on \(config.bluetooth.adapter) (\(advertiser.mode), every \(advertiser.effectiveIntervalMs) ms)")
+            }
+            return .armed(result)
+        case .probe:
+            return .probed(advertiser.probe())
+        case .scheduleRearm(let ms):
+            loop.schedule("rearm", afterMs: ms) { [unowned self] in handle(.rearmTimer) }
+        case .cancelRearm:
+            loop.cancel("rearm")
+        case .scheduleProbe(let ms):
+            loop.schedule("probe", afterMs: ms) { [unowned self] in handle(.probeTimer) }
+        case .cancelProbe:
+            loop.cancel("probe")
+        case .closeAdapter:
+            closeAdapter()
+        case .disableAdvertising:
+            if let f = advertiser.disable(timeoutMs: 400) { log.warning("could not disable advertising: \(f)") }
+        case .notice(let m): log.notice(m)
+        case .warning(let m): log.warning(m)
+        }
+        return nil
+    }
+
+    private func watchDevice() {
+        guard let dev = advertiser.device, dev.fd !== watchedDeviceFd else { return }
+        unwatchDevice()
+        watchedDeviceFd = dev.fd
+        loop.watch(dev.fd) { [unowned self] in onDeviceSocket() }
+    }
+
+    func closeAdapter() {
+        unwatchDevice()
+        advertiser.close()
+    }
+
+    private func unwatchDevice() {
+        if let fd = watchedDeviceFd { loop.unwatch(fd) }
+        watchedDeviceFd = nil
+    }
+
+    func retargetMonitor() {
+        do {
+            try monitor.watchCommands(index: config.bluetooth.adapterIndex)
+        } catch {
+            log.warning("cannot filter the HCI monitor (\(error)); watching all controllers")
+        }
+    }
+
+    // MARK: health, status, stop
+
+    var health: BeaconHealth {
+        switch supervisor.phase {
+        case .starting, .arming: .starting
+        case .advertising: refusedEdit == nil ? .advertising : .advertisingWithRefusedEdit
+        case .fault: .adapterFault
+        case .stopped: .stopped
+        }
+    }
+
+    var statusText: String {
+        let beacon = "\(describe(config.beacon)) on \(config.bluetooth.adapter)"
+        var s: String
+        switch supervisor.phase {
+        case .starting, .arming: s = "arming \(beacon)"
+        case .advertising: s = "advertising \(beacon)"
+        case .fault(let f): s = "\(f.rawValue) (\(config.bluetooth.adapter)); beacon off air, retrying"
+        case .stopped: s = "stopped"
+        }
+        if refusedEdit != nil { s += "; last config edit refused, see log" }
+        let rearms = supervisor.rearmSummary
+        if !rearms.isEmpty { s += "; re-arms: \(rearms)" }
+        return s
+    }
+
+    func refreshHealth() {
+        lights?.show(health)
+        let s = statusText
+        if s != lastStatus {
+            lastStatus = s
+            notifier.notify("STATUS=\(s)")
+        }
+    }
+
+    private func scheduleWatchdogPing(everyMs ms: Int64) {
+        // From the loop itself: if the loop stalls, the pings stop and systemd restarts us.
+        loop.schedule("watchdog", afterMs: ms) { [unowned self] in
+            notifier.notify("WATCHDOG=1")
+            scheduleWatchdogPing(everyMs: ms)
+        }
+    }
+
+    func stop() {
+        notifier.notify("STOPPING=1\nSTATUS=stopping")
+        handle(.stop)
+        lights?.release()
+        loop.stop()
+    }
+}
+
+func describe(_ b: BeaconIdentity) -> String {
+    "\(b.uuidString) major \(b.major) minor \(b.minor) power \(b.power)"
+}
+
+func runDaemon(configPath: String) -> Int32 {
+    let config: BeaconConfig
+    switch loadConfig(path: configPath) {
+    case .success(let c): config = c
+    case .failure(let e):
+        writeStandardError(e.message + "\n")
+        return e.code
+    }
+    let missing = Capabilities.missingForBluetooth()
+    if !missing.isEmpty {
+        writeStandardError("altbeacond: permission denied: missing \(missing.joined(separator: " and ")); the beacon needs CAP_NET_RAW and CAP_NET_ADMIN (run as root, or with AmbientCapabilities=CAP_NET_RAW CAP_NET_ADMIN as deploy/altbeacond.service does)\n")
+        return ExitCode.permission
+    }
+    let control: HCIControlSocket, monitor: HCIMonitorSocket, signals: SignalDescriptor
+    do {
+        control = try HCIControlSocket()
+        monitor = try HCIMonitorSocket()
+        signals = try SignalDescriptor(signals: [SIGTERM, SIGINT, SIGHUP])
+    } catch {
+        if error.isPermission {
+            writeStandardError("altbeacond: permission denied opening the HCI sockets: needs CAP_NET_RAW and CAP_NET_ADMIN\n")
+            return ExitCode.permission
+        }
+        if error == Errno(EAFNOSUPPORT) {
+            writeStandardError("altbeacond: this kernel has no Bluetooth support (AF_BLUETOOTH): load the bluetooth module or enable CONFIG_BT\n")
+            return ExitCode.unavailable
+        }
+        writeStandardError("altbeacond: cannot open the HCI sockets: \(error)\n")
+        return ExitCode.failure
+    }
+    let daemon = Daemon(configPath: configPath, config: config, control: control, monitor: monitor, signals: signals)
+    return daemon.run()
+}

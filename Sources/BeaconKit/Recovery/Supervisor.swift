@@ -74,7 +74,7 @@ public struct Supervisor: Sendable {
     private var pendingCause: RearmCause?
     private var rearmScheduled = false
     private var recentRearms: [Int64] = []
-    public let probeIntervalMs: Int64
+    public var probeIntervalMs: Int64
 
     public static let backoffBaseMs: Int64 = 50
     /// Also the longest a hung controller goes unprobed, hence recovery ≤ ~2 s after it answers.
