@@ -20,16 +20,18 @@ enum ConfigSchema {
 /// earliest in the file, so the message matches what a person reads first.
 struct ConfigValidator {
     let source: SourceText
-    private(set) var problems: [ConfigDiagnostic] = []
+    /// Messages and positions; only the earliest becomes a diagnostic (finding a line's text
+    /// costs a scan of the file, which must not happen per problem).
+    private(set) var problems: [(message: String, position: SourcePosition)] = []
 
     init(source: SourceText) { self.source = source }
 
     var firstProblem: ConfigDiagnostic? {
-        problems.min { SourcePosition(line: $0.line, column: $0.column) < SourcePosition(line: $1.line, column: $1.column) }
+        problems.min { $0.position < $1.position }.map { source.diagnostic($0.message, at: $0.position) }
     }
 
     mutating func report(_ message: String, at p: SourcePosition) {
-        problems.append(source.diagnostic(message, at: p))
+        problems.append((message, p))
     }
 
     mutating func validate(_ root: TOMLTable) -> BeaconConfig? {
