@@ -22,10 +22,10 @@ func readAllStdin() -> [UInt8]? {
 }
 
 func writeAll(_ fd: Int32, _ s: String) {
-    var bytes = Array(s.utf8)
+    let bytes = Array(s.utf8)
     var off = 0
     while off < bytes.count {
-        let n = bytes.withUnsafeMutableBytes { write(fd, $0.baseAddress! + off, $0.count - off) }
+        let n = bytes[off...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
         if n < 0 {
             if errno == EINTR { continue }
             return
