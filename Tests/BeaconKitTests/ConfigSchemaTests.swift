@@ -192,6 +192,10 @@ final class ConfigSchemaTests: XCTestCase {
             return s
         }.joined(separator: "\n")
         let all = try XCTUnwrap(config(text))
+        // And the example in docs/config.md.
+        let doc = try String(contentsOf: root.appendingPathComponent("docs/config.md"), encoding: .utf8)
+        let block = try XCTUnwrap(doc.components(separatedBy: "```toml\n").dropFirst().first?.components(separatedBy: "```").first)
+        XCTAssertEqual(config(block)?.leds, LEDSettings(chip: "gpiochip0", status: .offset(17), fault: .offset(27)))
         XCTAssertEqual(all.leds, LEDSettings(chip: "gpiochip0", status: .offset(17), fault: .offset(27), activeLow: false))
         XCTAssertEqual(all.bluetooth.txPowerDbm, 0)
     }
