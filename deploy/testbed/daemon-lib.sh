@@ -1,0 +1,77 @@
+# shellcheck shell=bash
+# Helpers for scenarios that run altbeacond itself (on top of lib.sh): a config, the daemon
+# started and heard, a streaming observer, and recovery times read off what hci1 heard.
+. "$TB_REPO/deploy/testbed/lib.sh"
+
+TBD_CONFIG=/tmp/c.toml
+TBD_OBS=/tmp/obs.log
+
+# tbd_config [TOML LINES...]: writes the rig beacon (SPEC §3) to $TBD_CONFIG; extra lines
+# (e.g. "[bluetooth]" "interval_ms = 20", or a [leds] table) are appended as given
+tbd_config() {
+  {
+    printf '[beacon]\nuuid = "2f234454-cf6d-4a0f-adf2-f4911ba9ffa6"\nmajor = 1\nminor = 2\n'
+    for l in "$@"; do printf '%s\n' "$l"; done
+  } >"$TBD_CONFIG"
+}
+# tbd_leds: the [leds] lines for a status LED on GPIO17 and a fault LED on GPIO27
+tbd_leds() { printf '%s\n' "[leds]" 'chip = "pinctrl-bcm2711"' 'status = "GPIO17"' 'fault = "GPIO27"'; }
+
+# tbd_start [HEX]: starts the daemon on $TBD_CONFIG and waits until HEX (default the rig beacon)
+# is heard; prints the ms from process start to first heard
+tbd_start() {
+  local hex=${1:-$TB_RIG_HEX} t0 ms
+  t0=$(tb_now_ms)
+  tb_daemon_start run --config "$TBD_CONFIG"
+  ms=$(tb_wait_heard "$hex" 15000 "$t0") || { tbd_dump; tb_fail "beacon not heard within 15 s of start"; }
+  echo "$ms"
+}
+# tbd_dump: prints the daemon's log (on failures)
+tbd_dump() { echo "--- altbeacond log:"; cat /tmp/altbeacond.log; }
+# tbd_finish: stops the daemon, checks it exited 0 and took the beacon off air
+tbd_finish() {
+  local rc=0
+  tb_daemon_stop || rc=$?
+  [ "$rc" = 0 ] || { tbd_dump; tb_fail "daemon exited $rc after SIGTERM"; }
+}
+
+# tbd_observe_bg [HEX]: streams what hci1 hears (only HEX if given) to $TBD_OBS in the background
+tbd_observe_bg() {
+  : >"$TBD_OBS"
+  tb_observe ${1:+--hex "$1"} >"$TBD_OBS" 2>/dev/null &
+  TBD_OBS_PID=$!
+  sleep 0.5
+}
+# tbd_observe_stop: stops the streaming observer
+tbd_observe_stop() { kill "$TBD_OBS_PID" 2>/dev/null; wait "$TBD_OBS_PID" 2>/dev/null; TBD_OBS_PID=""; }
+
+# tbd_recovery T_REF: from $TBD_OBS, the longest silence after T_REF (ms) and when the beacon was
+# heard again after it: sets TBD_BACK (ms from T_REF to heard again) and TBD_GAP (silence, ms);
+# status 1 if it was not heard again
+tbd_recovery() {
+  local r
+  r=$(_tbd_recovery "$1") || return 1
+  TBD_BACK=${r% *} TBD_GAP=${r#* }
+}
+_tbd_recovery() {
+  awk -v t="$1" '
+    $1 ~ /^[0-9]+$/ { ms = $1 + 0
+      if (ms <= t) { last = ms; next }
+      gap = ms - (last ? last : t)
+      if (gap > best) { best = gap; back = ms }
+      last = ms; any = 1 }
+    END { if (!any) exit 1; printf "%d %d\n", back - t, best }' "$TBD_OBS"
+}
+
+# tbd_wait_log PATTERN TIMEOUT_S: waits until the daemon log has a line matching PATTERN
+tbd_wait_log() {
+  local i
+  for i in $(seq $(($2 * 20))); do grep -q "$1" /tmp/altbeacond.log && return 0; sleep 0.05; done
+  return 1
+}
+# tbd_fd_count: open descriptors of the daemon
+tbd_fd_count() { ls "/proc/$TB_DAEMON_PID/fd" | wc -l; }
+# tbd_rss_kb: resident memory of the daemon in KiB
+tbd_rss_kb() { awk '/^VmRSS:/ {print $2}' "/proc/$TB_DAEMON_PID/status"; }
+# tbd_alive: fails the scenario if the daemon has exited
+tbd_alive() { _tb_alive "$TB_DAEMON_PID" || { tbd_dump; tb_fail "altbeacond exited"; }; }

@@ -1,0 +1,291 @@
+# shellcheck shell=bash
+# altbeacond testbed helpers, sourced by scenarios (deploy/testbed/scenarios/*.sh) inside the
+# guest. Stage 2 (guest/stage2.sh) has already loaded the modules, made the gpio-sim chip and
+# started btvirt; these helpers observe the air and the LEDs and inject the faults of SPEC §5.
+# Environment from the host: TB_REPO, ALTBEACOND_BIN, TB_FLAVOUR, TB_SCENARIO, TB_TOOLS,
+# TB_KROOT, TB_KVER; from stage 2: TB_GPIOCHIP (/dev/gpiochipN), TB_GPIO_SYSFS, TB_STATE.
+# Convention: hci0 is the beacon's controller, hci1 the observer's; both share one radio.
+
+TB_STATE=${TB_STATE:-/run/altbeacond-testbed}
+TB_GPIO_LABEL=pinctrl-bcm2711
+# the AltBeacon of SPEC §3 (uuid 2f234454-cf6d-4a0f-adf2-f4911ba9ffa6, major 1, minor 2, -59 dBm)
+TB_RIG_HEX=0201061bff1801beac2f234454cf6d4a0fadf2f4911ba9ffa600010002c500
+
+# --- verdicts and logs --------------------------------------------------------------------------
+
+# tb_log MSG...: prints "# [<monotonic ms>] MSG" on the scenario output
+tb_log() { echo "# [$(tb_now_ms)] $*"; }
+# tb_pass [MSG]: prints PASS and ends the scenario with status 0
+tb_pass() { echo "PASS${1:+: $*}"; exit 0; }
+# tb_fail MSG: prints FAIL: MSG and ends the scenario with status 1
+tb_fail() { echo "FAIL: $*"; exit 1; }
+# tb_now_ms: CLOCK_MONOTONIC in ms, the clock the observer stamps reports with
+tb_now_ms() { "$TB_TOOLS/monoms"; }
+# _tb_sleep SECONDS: sleeps without an exec (read -t on a private fifo); execs are slow in the guest
+_tb_sleep() {
+  if [ -z "${_TB_SLEEP_FD:-}" ]; then
+    local f="$TB_STATE/sleep.$$.$BASHPID"
+    mkdir -p "$TB_STATE" && mkfifo "$f" && exec {_TB_SLEEP_FD}<>"$f" && rm -f "$f"
+  fi
+  read -r -t "$1" -u "$_TB_SLEEP_FD" _ || true
+}
+# _tb_alive PID: status 0 if PID runs (a zombie does not count)
+_tb_alive() { [ -r "/proc/$1/stat" ] && ! grep -q '^[0-9]* (.*) Z' "/proc/$1/stat" 2>/dev/null; }
+# tb_as_nobody CMD...: runs CMD as nobody:nogroup with only CAP_NET_RAW + CAP_NET_ADMIN (ambient)
+tb_as_nobody() {
+  setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=+net_raw,+net_admin \
+    --ambient-caps=+net_raw,+net_admin -- "$@"
+}
+# tb_gpio_grant: lets group nogroup (tb_as_nobody) use the GPIO chip (chgrp + chmod 660)
+tb_gpio_grant() { chgrp nogroup "$TB_GPIOCHIP" && chmod 660 "$TB_GPIOCHIP"; }
+
+# --- the emulated controllers (btvirt) ----------------------------------------------------------
+
+# tb_btvirt_start [le|bt5]: starts btvirt (le: -l2 -L, LE-only; bt5: -l2, BT 5.0 with extended
+# advertising) and waits for hci0 and hci1; status 1 if they do not appear within 10 s
+tb_btvirt_start() {
+  local flavour=${1:-${TB_FLAVOUR:-le}} args
+  case "$flavour" in
+    le) args=(-l2 -L) ;;
+    bt5) args=(-l2) ;;
+    *) echo "tb_btvirt_start: unknown flavour $flavour" >&2; return 2 ;;
+  esac
+  if tb_btvirt_pid >/dev/null; then echo "tb_btvirt_start: btvirt already running" >&2; return 1; fi
+  mkdir -p "$TB_STATE"
+  echo "$flavour" >"$TB_STATE/btvirt.flavour"
+  setsid btvirt "${args[@]}" >>"$TB_STATE/btvirt.log" 2>&1 </dev/null &
+  echo $! >"$TB_STATE/btvirt.pid"
+  tb_wait_hci hci0 10 && tb_wait_hci hci1 10
+}
+# tb_btvirt_stop: kills btvirt (SIGTERM, then SIGKILL) and waits until hci0 and hci1 are gone
+tb_btvirt_stop() {
+  local pid i
+  pid=$(tb_btvirt_pid) || return 0
+  kill -CONT "$pid" 2>/dev/null
+  kill "$pid" 2>/dev/null
+  for ((i = 0; i < 100; i++)); do _tb_alive "$pid" || break; _tb_sleep 0.05; done
+  kill -KILL "$pid" 2>/dev/null
+  rm -f "$TB_STATE/btvirt.pid"
+  for ((i = 0; i < 100; i++)); do
+    [ -e /sys/class/bluetooth/hci0 ] || [ -e /sys/class/bluetooth/hci1 ] || return 0
+    _tb_sleep 0.05
+  done
+  echo "tb_btvirt_stop: controllers still present" >&2
+  return 1
+}
+# tb_btvirt_pid: prints the pid of the running btvirt; status 1 if none
+tb_btvirt_pid() {
+  local pid
+  pid=$(cat "$TB_STATE/btvirt.pid" 2>/dev/null) && [ -n "$pid" ] && _tb_alive "$pid" \
+    && grep -qx btvirt "/proc/$pid/comm" 2>/dev/null && echo "$pid"
+}
+# tb_wait_hci hciN [timeout_s]: waits until hciN exists and answers (default 10 s); status 1 if not
+tb_wait_hci() {
+  local dev=$1 timeout=${2:-10} i
+  for ((i = 0; i <= timeout * 20; i++)); do   # at least timeout s: each round sleeps 50 ms
+    if [ -e "/sys/class/bluetooth/$dev" ] && hciconfig "$dev" >/dev/null 2>&1; then return 0; fi
+    _tb_sleep 0.05
+  done
+  echo "tb_wait_hci: $dev did not appear within ${timeout}s" >&2
+  return 1
+}
+
+# --- the observer (hci1) ------------------------------------------------------------------------
+
+# tb_observe ARGS...: runs the observer tool on hci1 (see tools/observe.c: --hex, --until-hex,
+# --count, --timeout, --absent-for, --poll, --scan, --no-setup, --quiet); streams
+# "<ms> <addr> <rssi> <hex>" lines. One observer at a time: each one re-arms hci1's scanning.
+tb_observe() { "$TB_TOOLS/observe" -i "${TB_OBSERVER:-hci1}" "$@"; }
+# tb_wait_heard HEX TIMEOUT_MS [START_MS]: waits until advertising data HEX is heard on hci1
+# (rides out hci1 vanishing, e.g. across tb_fault_remove/return); prints the ms elapsed since
+# START_MS, or the monotonic ms when heard if no START_MS; status 1 on timeout
+tb_wait_heard() {
+  local hex=$1 timeout=$2 start=${3:-} out t end left r
+  end=$(($(tb_now_ms) + timeout))
+  while :; do
+    left=$((end - $(tb_now_ms)))
+    [ "$left" -gt 0 ] || return 1
+    r=0
+    out=$(tb_observe --until-hex "$hex" --timeout "$left" --quiet 2>/dev/null) || r=$?
+    [ "$r" = 2 ] && { _tb_sleep 0.05; continue; }   # hci1 not there (yet)
+    [ "$r" = 0 ] || return 1
+    break
+  done
+  t=$(echo "$out" | awk '$1 == "heard" {print $2}' | tail -1)
+  [ -n "$t" ] || return 1
+  if [ -n "$start" ]; then echo $((t - start)); else echo "$t"; fi
+}
+# tb_wait_silent MS TIMEOUT_MS [HEX]: waits until nothing (or no HEX) has been heard for MS in a
+# row; prints the monotonic ms when that was reached; status 1 if it never happened in TIMEOUT_MS
+tb_wait_silent() {
+  local ms=$1 timeout=$2 hex=${3:-} out
+  out=$(tb_observe --absent-for "$ms" --timeout "$timeout" ${hex:+--hex "$hex"} --quiet) || return 1
+  echo "$out" | awk '$1 == "silent" {print $2}' | tail -1
+}
+# tb_assert_silent MS [HEX]: fails the scenario if anything (or HEX) is heard within MS (off air)
+tb_assert_silent() {
+  local ms=$1 hex=${2:-}
+  tb_observe --absent-for "$ms" ${hex:+--hex "$hex"} --quiet >/dev/null \
+    || tb_fail "advertising ${hex:-data} heard within ${ms} ms, expected silence"
+}
+
+# --- LEDs (gpio-sim chip pinctrl-bcm2711, lines GPIO0..GPIO27) -----------------------------------
+
+# tb_gpio_level N: prints the level (0/1) line N is driven to (sim_gpioN/value)
+tb_gpio_level() { local v; read -r v <"$TB_GPIO_SYSFS/sim_gpio$1/value" && echo "$v"; }
+# tb_gpio_sample N DURATION_MS [INTERVAL_MS]: samples line N (every 20 ms by default) and prints
+# "on", "off" or "blink <Hz> <duty%>" (levels as driven: with active_low LEDs, invert yourself)
+tb_gpio_sample() { "$TB_TOOLS/gpiosample" "$TB_GPIO_SYSFS/sim_gpio$1/value" "$2" "${3:-20}"; }
+# tb_gpio_consumer N: prints the consumer holding line N (e.g. altbeacond); empty if released
+tb_gpio_consumer() {
+  gpioinfo "$TB_GPIO_LABEL" | awk -v n="$1" '
+    $1 == "line" && $2 == n":" {
+      if (match($0, /"[^"]*"[ \t]+"[^"]*"/)) { s = substr($0, RSTART, RLENGTH); sub(/^"[^"]*"[ \t]+"/, "", s); sub(/"$/, "", s); print s }
+      exit
+    }'
+}
+# tb_gpio_pull N up|down: sets the simulated pull of line N (what an unrequested/input line reads)
+tb_gpio_pull() { echo "pull-$2" >"$TB_GPIO_SYSFS/sim_gpio$1/pull"; }
+# tb_hold_line N: holds line N (consumer gpioset) in the background, for a busy-line case
+tb_hold_line() {
+  gpioset --mode=signal "$TB_GPIO_LABEL" "$1=0" </dev/null >/dev/null 2>&1 &
+  echo $! >"$TB_STATE/hold.$1"
+  local i
+  for ((i = 0; i < 100; i++)); do [ -n "$(tb_gpio_consumer "$1")" ] && return 0; _tb_sleep 0.02; done
+  return 1
+}
+# tb_release_line N: releases a line held by tb_hold_line
+tb_release_line() {
+  local pid
+  pid=$(cat "$TB_STATE/hold.$1" 2>/dev/null) || return 0
+  kill "$pid" 2>/dev/null
+  wait "$pid" 2>/dev/null
+  rm -f "$TB_STATE/hold.$1"
+}
+
+# --- faults (SPEC §5) ---------------------------------------------------------------------------
+
+# _tb_hcicmd HCI OGF OCF BYTES...: hcitool cmd; prints the status byte of the reply (hex), or "--"
+_tb_hcicmd() {
+  local dev=$1; shift
+  hcitool -i "$dev" cmd "$@" 2>/dev/null | awk '
+    /HCI Event: 0x0e/ {cc = 1; next}
+    /HCI Event: 0x0f/ {cs = 1; next}
+    (cc || cs) && NF { if (cc) print toupper($4); else print toupper($1); exit }' | grep . || echo "--"
+}
+# tb_fault_reset [hciN]: controller reset by someone else (hciconfig hci0 reset)
+tb_fault_reset() { hciconfig "${1:-hci0}" reset; }
+# tb_fault_down [hciN]: adapter brought down (hciconfig hci0 down)
+tb_fault_down() { hciconfig "${1:-hci0}" down; }
+# tb_rfkill_id [hciN]: prints the rfkill index of hciN (it changes every time btvirt restarts)
+tb_rfkill_id() {
+  local f
+  for f in /sys/class/rfkill/rfkill*; do
+    [ "$(cat "$f/name" 2>/dev/null)" = "${1:-hci0}" ] && { echo "${f##*/rfkill}"; return 0; }
+  done
+  return 1
+}
+# tb_fault_rfkill_block [hciN]: soft-blocks the controller's rfkill switch
+tb_fault_rfkill_block() { rfkill block "$(tb_rfkill_id "${1:-hci0}")"; }
+# tb_fault_rfkill_unblock [hciN]: unblocks it again
+tb_fault_rfkill_unblock() { rfkill unblock "$(tb_rfkill_id "${1:-hci0}")"; }
+# tb_fault_remove: the controller vanishes (kills btvirt: hci0 AND hci1 go away)
+tb_fault_remove() { tb_btvirt_stop; }
+# tb_fault_return: the controller is back (btvirt restarted in the same flavour)
+tb_fault_return() { tb_btvirt_start "$(cat "$TB_STATE/btvirt.flavour" 2>/dev/null || echo "${TB_FLAVOUR:-le}")"; }
+# tb_fault_hang: the controller hangs (SIGSTOP btvirt: commands time out, on hci0 AND hci1)
+tb_fault_hang() { kill -STOP "$(tb_btvirt_pid)"; }
+# tb_fault_unhang: it answers again (SIGCONT)
+tb_fault_unhang() { kill -CONT "$(tb_btvirt_pid)"; }
+# tb_fault_adv_disable [hciN]: another process disables advertising (legacy LE Set Advertise
+# Enable 0; if refused, LE Set Extended Advertising Enable 0 for all sets); prints the statuses
+tb_fault_adv_disable() {
+  local dev=${1:-hci0} st
+  st=$(_tb_hcicmd "$dev" 0x08 0x000a 00)
+  echo "legacy disable: status $st"
+  if [ "$st" != "00" ]; then echo "extended disable: status $(_tb_hcicmd "$dev" 0x08 0x0039 00 00)"; fi
+}
+# tb_fault_adv_overwrite [hciN [HEX]]: another process writes other advertising data (default: flags
+# + complete local name "intruder"); legacy LE Set Advertising Data, else extended for set 0
+tb_fault_adv_overwrite() {
+  local dev=${1:-hci0} hex=${2:-0201060909696e747275646572} st bytes len
+  bytes=$(echo "$hex" | sed 's/../& /g')
+  len=$(printf '%02x' $((${#hex} / 2)))
+  # shellcheck disable=SC2086
+  st=$(_tb_hcicmd "$dev" 0x08 0x0008 $len $bytes $(_tb_zeros $((31 - ${#hex} / 2))))
+  echo "legacy set data: status $st"
+  if [ "$st" != "00" ]; then
+    # shellcheck disable=SC2086
+    echo "extended set data (set 0): status $(_tb_hcicmd "$dev" 0x08 0x0037 00 03 01 $len $bytes)"
+  fi
+}
+_tb_zeros() { local i; for ((i = 0; i < $1; i++)); do printf '00 '; done; }
+
+# --- bluetoothd (resets the controller and silently ends raw-HCI advertising, SPEC §8) ----------
+
+# tb_bluetoothd_start: starts dbus-daemon --system (once) and bluetoothd; waits for org.bluez
+tb_bluetoothd_start() {
+  local i
+  if [ ! -e /run/dbus/pid ]; then
+    mkdir -p /run/dbus
+    dbus-daemon --system --fork --nopidfile >>"$TB_STATE/dbus.log" 2>&1 || return 1
+    echo 1 >/run/dbus/pid
+  fi
+  /usr/libexec/bluetooth/bluetoothd -n >>"$TB_STATE/bluetoothd.log" 2>&1 </dev/null &
+  echo $! >"$TB_STATE/bluetoothd.pid"
+  for ((i = 0; i < 100; i++)); do
+    dbus-send --system --print-reply --dest=org.freedesktop.DBus / org.freedesktop.DBus.ListNames \
+      2>/dev/null | grep -q '"org.bluez"' && return 0
+    _tb_sleep 0.05
+  done
+  echo "tb_bluetoothd_start: bluetoothd did not come up" >&2
+  return 1
+}
+# tb_bluetoothd_stop: stops bluetoothd (SIGTERM, waits)
+tb_bluetoothd_stop() {
+  local pid i
+  pid=$(cat "$TB_STATE/bluetoothd.pid" 2>/dev/null) || return 0
+  kill "$pid" 2>/dev/null
+  for ((i = 0; i < 100; i++)); do _tb_alive "$pid" || break; _tb_sleep 0.05; done
+  rm -f "$TB_STATE/bluetoothd.pid"
+}
+# tb_bluetoothd_restart: stops and starts bluetoothd
+tb_bluetoothd_restart() { tb_bluetoothd_stop; tb_bluetoothd_start; }
+
+# --- the study guide and the daemon -------------------------------------------------------------
+
+# tb_studyguide_start hciN [HEX]: the Bluetooth SIG guide's shell sequence by hand: hciconfig up,
+# LE Set Advertising Parameters (100 ms, ADV_NONCONN_IND), LE Set Advertising Data (HEX, default
+# TB_RIG_HEX, zero padded to 31 bytes), LE Set Advertise Enable; prints each command's status
+tb_studyguide_start() {
+  local dev=${1:-hci0} hex=${2:-$TB_RIG_HEX} bytes len st rc=0
+  bytes=$(echo "$hex" | sed 's/../& /g')
+  len=$(printf '%02x' $((${#hex} / 2)))
+  hciconfig "$dev" up || return 1
+  st=$(_tb_hcicmd "$dev" 0x08 0x0006 a0 00 a0 00 03 00 00 00 00 00 00 00 00 07 00)
+  echo "LE Set Advertising Parameters: status $st"; [ "$st" = 00 ] || rc=1
+  # shellcheck disable=SC2086
+  st=$(_tb_hcicmd "$dev" 0x08 0x0008 $len $bytes $(_tb_zeros $((31 - ${#hex} / 2))))
+  echo "LE Set Advertising Data: status $st"; [ "$st" = 00 ] || rc=1
+  st=$(_tb_hcicmd "$dev" 0x08 0x000a 01)
+  echo "LE Set Advertise Enable: status $st"; [ "$st" = 00 ] || rc=1
+  return $rc
+}
+# tb_daemon_start ARGS...: starts "$ALTBEACOND_BIN ARGS..." in the background (log in
+# /tmp/altbeacond.log, pid in TB_DAEMON_PID); e.g. tb_daemon_start run --config /tmp/c.toml
+tb_daemon_start() {
+  [ -x "$ALTBEACOND_BIN" ] || tb_fail "no altbeacond binary at $ALTBEACOND_BIN"
+  "$ALTBEACOND_BIN" "$@" >>/tmp/altbeacond.log 2>&1 </dev/null &
+  TB_DAEMON_PID=$!
+}
+# tb_daemon_stop: SIGTERM to the daemon, waits (10 s, then SIGKILL); returns its exit status
+tb_daemon_stop() {
+  [ -n "${TB_DAEMON_PID:-}" ] || return 0
+  local i rc
+  kill "$TB_DAEMON_PID" 2>/dev/null
+  for ((i = 0; i < 200; i++)); do _tb_alive "$TB_DAEMON_PID" || break; _tb_sleep 0.05; done
+  kill -KILL "$TB_DAEMON_PID" 2>/dev/null
+  wait "$TB_DAEMON_PID"; rc=$?
+  TB_DAEMON_PID=""
+  return $rc
+}

@@ -1,0 +1,17 @@
+# SPEC §5: the controller vanishes (btvirt killed, like hciuart dying) and comes back: fault LED
+# while gone, beacon back after it returns (target ≤ 1 s).
+. "$TB_REPO/deploy/testbed/daemon-lib.sh"
+tbd_config "$(tbd_leds)"
+tbd_start >/dev/null
+tb_fault_remove
+tbd_wait_log "adapter missing" 10 || { tbd_dump; tb_fail "the removal was not noticed"; }
+led=$(tb_gpio_sample 27 600); [ "$led" = on ] || { tbd_dump; tb_fail "fault LED is '$led' while gone, expected on"; }
+sleep 2
+tbd_alive
+tb_fault_return
+t=$(tb_now_ms)
+ms=$(tb_wait_heard "$TB_RIG_HEX" 10000 "$t") || { tbd_dump; tb_fail "beacon not heard after the controller returned"; }
+tbd_wait_log "back on air after removed" 5 || { tbd_dump; tb_fail "no removal re-arm logged"; }
+led=$(tb_gpio_sample 27 400); [ "$led" = off ] || tb_fail "fault LED is '$led' after return, expected off"
+tbd_finish
+tb_pass "removed: fault LED on while gone; heard again ${ms} ms after hci0 returned (target ≤ 1000 ms)"
