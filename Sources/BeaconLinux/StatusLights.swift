@@ -18,6 +18,7 @@ public final class StatusLights {
     private var written: (status: Bool?, fault: Bool?) = (nil, nil)
     private var health: BeaconHealth = .starting
     private var shown = false
+    private var startPending = false
     private var patterns = LEDPatterns(status: .off, fault: nil)
     private var origin: Int64 = 0
     /// Messages already logged for the current settings: each failure is said once.
@@ -43,8 +44,20 @@ public final class StatusLights {
     public var currentHealth: BeaconHealth? { shown ? health : nil }
 
     /// Shows `health`. The same health again changes nothing, so a blink keeps its phase.
+    /// Re-arming (`.starting` after another state) is shown from the next loop turn: the daemon
+    /// arms synchronously, and a retry that fails at once must not flicker the fault LED.
     public func show(_ health: BeaconHealth) {
-        if shown && health == self.health { return }
+        let wasPending = startPending
+        startPending = false
+        if shown && health == self.health {
+            if wasPending { tick() }   // the deferred start had taken the timer: restore the blink
+            return
+        }
+        if health == .starting && shown && self.health != .stopped {
+            startPending = true
+            loop.schedule(Self.timerName, afterMs: 0) { [weak self] in self?.showPendingStart() }
+            return
+        }
         let wasStopped = shown && self.health == .stopped
         self.health = health
         shown = true
@@ -53,6 +66,13 @@ public final class StatusLights {
             return
         }
         if wasStopped { acquire() }
+        restartPattern()
+    }
+
+    private func showPendingStart() {
+        guard startPending else { return }
+        startPending = false
+        health = .starting
         restartPattern()
     }
 
@@ -114,6 +134,7 @@ public final class StatusLights {
     /// Dark first, then released: on most chips a released line keeps its last level.
     private func releaseLines() {
         loop.cancel(Self.timerName)
+        startPending = false
         for line in [status, fault].compactMap({ $0 }) {
             try? line.set(lit: false)
             line.release()

@@ -45,6 +45,29 @@ final class LEDStatusLightsTests: XCTestCase {
         XCTAssertEqual(lights.currentHealth, .advertising)
     }
 
+    /// A re-arm that fails at once must not flicker: `.starting` waits for the next loop turn.
+    func testRearmingIsShownFromTheNextLoopTurn() {
+        let loop = EventLoop()
+        let lights = StatusLights(settings: LEDSettings(chip: "gpiochip97", status: .offset(1)),
+                                  loop: loop, log: logger(Lines()))
+        lights.show(.starting)
+        XCTAssertEqual(lights.currentHealth, .starting, "the first state shows at once")
+        lights.show(.adapterFault)
+        lights.show(.starting)
+        lights.show(.adapterFault)
+        XCTAssertEqual(lights.currentHealth, .adapterFault)
+        XCTAssertFalse(loop.isScheduled(StatusLights.timerName))
+        lights.show(.starting)
+        XCTAssertEqual(lights.currentHealth, .adapterFault)
+        loop.runOnce(maxWaitMs: 100)
+        XCTAssertEqual(lights.currentHealth, .starting)
+        lights.show(.advertising)
+        XCTAssertEqual(lights.currentHealth, .advertising)
+        lights.release()
+        XCTAssertEqual(lights.currentHealth, .stopped)
+        XCTAssertFalse(loop.isScheduled(StatusLights.timerName))
+    }
+
     func testPathThatIsNotAChip() {
         do {
             _ = try GPIOChip(opening: "/dev/null")
