@@ -1,5 +1,6 @@
 import BeaconKit
 import CBlueZ
+import CLinux
 import Glibc
 
 /// Kernel device events (HCI_EV_STACK_INTERNAL / EVT_SI_DEVICE), delivered to raw HCI sockets
@@ -10,7 +11,7 @@ public enum HCIDeviceEventKind: UInt16, Sendable {
 
 /// Opens an AF_BLUETOOTH/BTPROTO_HCI socket bound to `device` (HCI_DEV_NONE for none) on `channel`.
 func openHCISocket(device: UInt16, channel: UInt16) throws(Errno) -> FileDescriptor {
-    let fd = FileDescriptor(try syscall { socket(AF_BLUETOOTH, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), BTPROTO_HCI) })
+    let fd = FileDescriptor(try syscall { socket(AF_BLUETOOTH, clinux_sock_raw_cloexec_nonblock, BTPROTO_HCI) })
     var addr = sockaddr_hci()
     addr.hci_family = sa_family_t(AF_BLUETOOTH)
     addr.hci_dev = device

@@ -1,3 +1,4 @@
+import CLinux
 import Glibc
 
 /// systemd's notify protocol without libsystemd: one datagram to $NOTIFY_SOCKET
@@ -18,7 +19,7 @@ public final class SystemdNotifier {
         } else {
             watchdogIntervalMs = nil
         }
-        if socketPath != nil, let raw = try? syscall({ socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) }) {
+        if socketPath != nil, let raw = try? syscall({ socket(AF_UNIX, clinux_sock_dgram_cloexec, 0) }) {
             fd = FileDescriptor(raw)
         } else {
             fd = nil

@@ -146,7 +146,7 @@ final class Daemon {
     private func perform(_ action: SupervisorAction) -> SupervisorEvent? {
         switch action {
         case .arm(let scope):
-            lights?.show(.starting)
+            refreshHealth()
             let result = advertiser.arm(config, scope: scope)
             watchDevice()
             for case .hardwareError(let code) in advertiser.device?.takeStrayEvents() ?? [] {

@@ -35,32 +35,15 @@ tbd_finish() {
   [ "$rc" = 0 ] || { tbd_dump; tb_fail "daemon exited $rc after SIGTERM"; }
 }
 
-# tbd_observe_bg [HEX]: streams what hci1 hears (only HEX if given) to $TBD_OBS in the background
-tbd_observe_bg() {
-  : >"$TBD_OBS"
-  tb_observe ${1:+--hex "$1"} >"$TBD_OBS" 2>/dev/null &
-  TBD_OBS_PID=$!
-  sleep 0.5
-}
-# tbd_observe_stop: stops the streaming observer
-tbd_observe_stop() { kill "$TBD_OBS_PID" 2>/dev/null; wait "$TBD_OBS_PID" 2>/dev/null; TBD_OBS_PID=""; }
-
-# tbd_recovery T_REF: from $TBD_OBS, the longest silence after T_REF (ms) and when the beacon was
-# heard again after it: sets TBD_BACK (ms from T_REF to heard again) and TBD_GAP (silence, ms);
-# status 1 if it was not heard again
-tbd_recovery() {
-  local r
-  r=$(_tbd_recovery "$1") || return 1
-  TBD_BACK=${r% *} TBD_GAP=${r#* }
-}
-_tbd_recovery() {
-  awk -v t="$1" '
-    $1 ~ /^[0-9]+$/ { ms = $1 + 0
-      if (ms <= t) { last = ms; next }
-      gap = ms - (last ? last : t)
-      if (gap > best) { best = gap; back = ms }
-      last = ms; any = 1 }
-    END { if (!any) exit 1; printf "%d %d\n", back - t, best }' "$TBD_OBS"
+# tbd_recovered REF_MS PATTERN [TIMEOUT_S]: waits for the daemon's re-arm log line PATTERN, then
+# for the beacon heard on hci1 after it; sets TBD_BACK to the ms from REF_MS to heard again (an
+# upper bound: the log is polled every 50 ms and the observer starts afresh); fails the scenario
+# if either does not happen
+tbd_recovered() {
+  local ref=$1 pat=$2 heard
+  tbd_wait_log "$pat" "${3:-15}" || { tbd_dump; tb_fail "no '$pat' in the daemon log"; }
+  heard=$(tb_wait_heard "$TB_RIG_HEX" 5000) || { tbd_dump; tb_fail "beacon not heard after '$pat'"; }
+  TBD_BACK=$((heard - ref))
 }
 
 # tbd_wait_log PATTERN TIMEOUT_S: waits until the daemon log has a line matching PATTERN

@@ -115,7 +115,8 @@ public struct Supervisor: Sendable {
         case .rearmTimer:
             rearmScheduled = false
             guard phase != .advertising || pendingScope != nil else { return [] }
-            phase = .arming
+            // A faulted adapter keeps showing its fault while we retry it.
+            if case .fault = phase {} else { phase = .arming }
             return [.arm(pendingScope ?? .full)]
         case .probeTimer:
             return phase == .advertising ? [.probe] : []
