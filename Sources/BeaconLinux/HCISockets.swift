@@ -110,10 +110,11 @@ public final class HCIDeviceSocket {
     /// Events read while waiting that were not the awaited completion (hardware errors, ...).
     public private(set) var strayEvents: [HCIEvent] = []
 
-    public init(index: UInt16) throws(Errno) {
+    /// `events`: the event codes let through; a scanner adds LE Meta (0x3e) for advertising reports.
+    public init(index: UInt16, events: [UInt8] = [0x0e, 0x0f, 0x10]) throws(Errno) {
         self.index = index
         fd = try openHCISocket(device: index, channel: UInt16(HCI_CHANNEL_RAW))
-        try setEventFilter(fd, events: [0x0e, 0x0f, 0x10])
+        try setEventFilter(fd, events: events)
     }
 
     public func close() { fd.close() }
