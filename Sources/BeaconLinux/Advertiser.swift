@@ -25,6 +25,9 @@ public final class Advertiser {
     /// Commands we sent recently, so the monitor can tell ours from another process's.
     public var sent = SentCommandLog()
     private var warnedTxPower = false
+    /// Called once the adapter is up, before our commands: what the kernel sent to initialise
+    /// it (a Reset among them) is not interference.
+    public var afterBringUp: (() -> Void)?
     private let log: Logger
 
     public init(control: HCIControlSocket, log: Logger) {
@@ -73,6 +76,7 @@ public final class Advertiser {
         } catch {
             return failure(for: error)
         }
+        afterBringUp?()
         guard let dev = device else { return .missing }
         switch readInfo(dev) {
         case .success(let i): info = i

@@ -29,8 +29,11 @@ func setEventFilter(_ fd: FileDescriptor, events: [UInt8]) throws(Errno) {
     var f = hci_filter()
     f.type_mask = 1 << UInt32(HCI_EVENT_PKT)
     for e in events {
+        // The kernel's filter has 64 event bits: it tests (event & 63), so the stack-internal
+        // event 0xfd is bit 61.
+        let bit = Int(e & 63)
         withUnsafeMutablePointer(to: &f.event_mask) {
-            $0.withMemoryRebound(to: UInt32.self, capacity: 2) { $0[Int(e >> 5)] |= 1 << UInt32(e & 31) }
+            $0.withMemoryRebound(to: UInt32.self, capacity: 2) { $0[bit >> 5] |= 1 << UInt32(bit & 31) }
         }
     }
     _ = try syscall { setsockopt(fd.rawValue, SOL_HCI, HCI_FILTER, &f, socklen_t(MemoryLayout<hci_filter>.size)) }

@@ -33,6 +33,7 @@ final class Daemon {
         self.monitor = monitor
         self.signals = signals
         advertiser = Advertiser(control: control, log: log)
+        advertiser.afterBringUp = { [unowned monitor] in _ = monitor.readPackets() }
         supervisor = Supervisor(probeIntervalMs: Int64(config.watchdog.checkIntervalS) * 1000)
     }
 
