@@ -165,10 +165,11 @@ tb_release_line() {
 
 # --- faults (SPEC §5) ---------------------------------------------------------------------------
 
-# _tb_hcicmd HCI OGF OCF BYTES...: hcitool cmd; prints the status byte of the reply (hex), or "--"
+# _tb_hcicmd HCI OGF OCF BYTES...: hcitool cmd (5 s at most: hcitool waits forever on a hung
+# controller); prints the status byte of the reply (hex), or "--"
 _tb_hcicmd() {
   local dev=$1; shift
-  hcitool -i "$dev" cmd "$@" 2>/dev/null | awk '
+  timeout 5 hcitool -i "$dev" cmd "$@" 2>/dev/null | awk '
     /HCI Event: 0x0e/ {cc = 1; next}
     /HCI Event: 0x0f/ {cs = 1; next}
     (cc || cs) && NF { if (cc) print toupper($4); else print toupper($1); exit }' | grep . || echo "--"

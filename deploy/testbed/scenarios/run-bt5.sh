@@ -1,0 +1,16 @@
+# flavour: bt5
+# On a Bluetooth 5 controller with LE extended advertising: on air with the exact payload, also
+# with tx_power_dbm set (extended commands with a legacy PDU), and off air after SIGTERM.
+. "$TB_REPO/deploy/testbed/daemon-lib.sh"
+tbd_config
+ms=$(tbd_start)
+tb_log "legacy commands: heard ${ms} ms after start"
+tbd_finish
+tb_assert_silent 1500 "$TB_RIG_HEX"
+tbd_config "[bluetooth]" "tx_power_dbm = 4"
+: >/tmp/altbeacond.log
+ms2=$(tbd_start)
+grep -q "extended" /tmp/altbeacond.log || { tbd_dump; tb_fail "tx_power_dbm did not select extended advertising"; }
+tbd_finish
+tb_assert_silent 1500 "$TB_RIG_HEX"
+tb_pass "bt5: on air in ${ms} ms (legacy) and ${ms2} ms (extended, tx power 4 dBm); off air after SIGTERM"
