@@ -149,6 +149,7 @@ public final class StatusLights {
     // MARK: - patterns
 
     private func restartPattern() {
+        log.debug("LEDs: \(health)")
         patterns = LEDPatterns(health: health, hasFaultLED: fault != nil)
         origin = now()
         tick()

@@ -5,7 +5,7 @@
 
 tb_hold_line 17 || tb_fail "could not hold line 17"
 tbd_config "$(tbd_leds)"
-tbd_start >/dev/null
+tbd_start
 tbd_wait_log "status LED unavailable.*GPIO17.*pinctrl-bcm2711.*busy" 5 \
   || { tbd_dump; tb_fail "busy status line not logged with chip and line"; }
 [ "$(tb_gpio_consumer 17)" = gpioset ] || { tbd_dump; tb_fail "line 17 taken from gpioset"; }

@@ -22,7 +22,7 @@ leds() { printf '%s\n' "[leds]" "chip = \"$TB_GPIOCHIP\"" "status = $S" "active_
 # an active-low LED hangs off a pull-up: a released line reads high (dark)
 tb_gpio_pull $S up
 tbd_config "$(leds)"
-tbd_start >/dev/null
+tbd_start
 [ "$(tb_gpio_consumer $S)" = altbeacond ] || { tbd_dump; tb_fail "line $S consumer is '$(tb_gpio_consumer $S)'"; }
 
 led_steady $S 1500 0 "advertising (lit = 0)"
@@ -38,6 +38,7 @@ led_steady $S 1200 0 "edit accepted"
 # adapter fault: dark, a short flash every 2 s: ~0.5 Hz, mostly high
 tb_fault_rfkill_block
 tbd_wait_log "blocked by rfkill" 10 || { tbd_dump; tb_fail "the block was not noticed"; }
+sleep 3   # let the first quick retries (each one shows re-arming) back off to the steady retry
 led_blink $S 6500 0.3 0.7 75 97 "adapter fault"
 tb_fault_rfkill_unblock
 tb_wait_heard "$TB_RIG_HEX" 10000 >/dev/null || { tbd_dump; tb_fail "beacon not back after unblock"; }
