@@ -10,6 +10,7 @@ final class ScanSession {
 
     let adapter: String
     let scanner: Scanner
+    let control: HCIControlSocket
     let signals: SignalDescriptor
     let json: Bool
     /// A live table only on a terminal; a pipe gets one line per new, changed or gone beacon.
@@ -20,9 +21,10 @@ final class ScanSession {
     var exitCode = ExitCode.ok
     var dirty = true
 
-    init(adapter: String, scanner: Scanner, signals: SignalDescriptor, json: Bool) {
+    init(adapter: String, scanner: Scanner, control: HCIControlSocket, signals: SignalDescriptor, json: Bool) {
         self.adapter = adapter
         self.scanner = scanner
+        self.control = control
         self.signals = signals
         self.json = json
         live = !json && isatty(1) == 1
@@ -33,6 +35,14 @@ final class ScanSession {
             for s in signals.read() where s == SIGINT || s == SIGTERM { finish() }
         }
         loop.watch(scanner.fd) { [unowned self] in onReadable() }
+        // A downed adapter stops reporting without an error on the socket: the kernel says so here.
+        loop.watch(control.fd) { [unowned self] in
+            for (kind, i) in control.readDeviceEvents() where i == scanner.index && (kind == .down || kind == .unregistered) {
+                log.error("\(adapter) went \(kind == .down ? "down" : "away"); scan ended")
+                exitCode = ExitCode.unavailable
+                finish()
+            }
+        }
         if let t = timeoutSeconds {
             loop.schedule("timeout", afterMs: Int64(t) * 1000) { [unowned self] in finish() }
         }
@@ -143,9 +153,8 @@ func scanCommand(adapter: String, timeoutSeconds: UInt32?, json: Bool) -> Int32 
         _ = scanner.stop()
         return reportStartFailure(f, adapter: adapter)
     }
-    control.fd.close()   // only needed to check for and bring up the adapter
     log.info("scanning on \(adapter) (\(scanner.family?.rawValue ?? "?") commands, passive, duplicates reported)")
-    return ScanSession(adapter: adapter, scanner: scanner, signals: signals, json: json).run(timeoutSeconds: timeoutSeconds)
+    return ScanSession(adapter: adapter, scanner: scanner, control: control, signals: signals, json: json).run(timeoutSeconds: timeoutSeconds)
 }
 
 private func reportStartFailure(_ f: ScanFailure, adapter: String) -> Int32 {

@@ -26,6 +26,15 @@ final class ScanTests: XCTestCase {
             + "\"distance_m\":1.01,\"proximity\":\"near\"}")
     }
 
+    /// 127 is HCI's "RSSI not available" (BlueZ's emulator reports nothing else).
+    func testUnavailableRSSI() throws {
+        let s = try XCTUnwrap(Sighting(report: report(rig, rssi: 127), atMs: 0))
+        XCTAssertTrue(s.jsonLine.contains("\"rssi\":null,"), s.jsonLine)
+        XCTAssertFalse(s.jsonLine.contains("distance_m"))
+        XCTAssertTrue(s.jsonLine.hasSuffix("\"proximity\":\"unknown\"}"))
+        XCTAssertTrue(BeaconTable.line("new", s).contains(" rssi=n/a "))
+    }
+
     func testOtherFramesAreIgnored() {
         // iBeacon: Apple 0x004c, type 0x02 0x15.
         let ibeacon: [UInt8] = [0x02, 0x01, 0x06, 0x1a, 0xff, 0x4c, 0x00, 0x02, 0x15] + [UInt8](repeating: 0x11, count: 16) + [0, 1, 0, 2, 0xc5]

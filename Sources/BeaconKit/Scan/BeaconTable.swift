@@ -57,7 +57,7 @@ public struct BeaconTable: Sendable {
         for (_, row) in rows.sorted(by: { $0.key < $1.key }) {
             let s = row.latest
             let d = s.distanceMeters.map(DistanceEstimate.format) ?? "-"
-            out += Self.format([s.beacon.uuidString, "\(s.beacon.major)", "\(s.beacon.minor)", "\(s.rssi)",
+            out += Self.format([s.beacon.uuidString, "\(s.beacon.major)", "\(s.beacon.minor)", s.rssiText,
                                 "\(s.beacon.power)", companyString(s.beacon.companyID), d, s.proximity.rawValue,
                                 ago(nowMs - s.atMs)]) + "\n"
         }
@@ -80,7 +80,7 @@ public struct BeaconTable: Sendable {
     /// A plain line for a pipe: `new|changed|gone UUID major=.. minor=.. rssi=.. ...`.
     public static func line(_ kind: String, _ s: Sighting) -> String {
         let d = s.distanceMeters.map(DistanceEstimate.format) ?? "-"
-        return "\(kind) \(s.beacon.uuidString) major=\(s.beacon.major) minor=\(s.beacon.minor) rssi=\(s.rssi)"
+        return "\(kind) \(s.beacon.uuidString) major=\(s.beacon.major) minor=\(s.beacon.minor) rssi=\(s.rssiText)"
             + " power=\(s.beacon.power) company=\(companyString(s.beacon.companyID)) reserved=\(s.beacon.reserved)"
             + " distance_m=\(d) proximity=\(s.proximity.rawValue) address=\(s.address)"
     }

@@ -18,6 +18,11 @@ public struct Sighting: Equatable, Sendable {
         self.init(beacon: id, rssi: report.rssi, address: report.addressString, atMs: atMs)
     }
 
+    /// HCI reports 127 when the controller cannot measure RSSI (BlueZ's emulator always does).
+    public var rssiAvailable: Bool { rssi != 127 }
+    /// The RSSI as shown: a number, or "n/a".
+    public var rssiText: String { rssiAvailable ? "\(rssi)" : "n/a" }
+
     public var distanceMeters: Double? { DistanceEstimate.meters(rssi: Int(rssi), power: Int(beacon.power)) }
     public var proximity: Proximity { Proximity(distanceMeters: distanceMeters) }
 
@@ -25,7 +30,7 @@ public struct Sighting: Equatable, Sendable {
     /// made of hex digits, colons and letters, so nothing needs escaping.
     public var jsonLine: String {
         var s = "{\"uuid\":\"\(beacon.uuidString)\",\"major\":\(beacon.major),\"minor\":\(beacon.minor)"
-        s += ",\"rssi\":\(rssi),\"power\":\(beacon.power),\"company_id\":\(beacon.companyID)"
+        s += ",\"rssi\":\(rssiAvailable ? "\(rssi)" : "null"),\"power\":\(beacon.power),\"company_id\":\(beacon.companyID)"
         s += ",\"reserved\":\(beacon.reserved),\"address\":\"\(address)\""
         if let d = distanceMeters { s += ",\"distance_m\":\(DistanceEstimate.format(d))" }
         s += ",\"proximity\":\"\(proximity.rawValue)\"}"
