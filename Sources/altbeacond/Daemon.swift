@@ -170,7 +170,7 @@ final class Daemon {
         case .closeAdapter:
             closeAdapter()
         case .disableAdvertising:
-            if let f = advertiser.disable(timeoutMs: 400) { log.warning("could not disable advertising: \(f)") }
+            if let f = advertiser.disable(timeoutMs: 800) { log.warning("could not disable advertising: \(f)") }
         case .notice(let m): log.notice(m)
         case .warning(let m): log.warning(m)
         }

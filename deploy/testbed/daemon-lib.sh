@@ -18,13 +18,13 @@ tbd_config() {
 tbd_leds() { printf '%s\n' "[leds]" 'chip = "pinctrl-bcm2711"' 'status = "GPIO17"' 'fault = "GPIO27"'; }
 
 # tbd_start [HEX]: starts the daemon on $TBD_CONFIG and waits until HEX (default the rig beacon)
-# is heard; prints the ms from process start to first heard
+# is heard; sets TBD_START_MS to the ms from process start to first heard. (Call it directly, not
+# in $(...): the daemon's pid must stay in this shell.)
 tbd_start() {
-  local hex=${1:-$TB_RIG_HEX} t0 ms
+  local hex=${1:-$TB_RIG_HEX} t0
   t0=$(tb_now_ms)
   tb_daemon_start run --config "$TBD_CONFIG"
-  ms=$(tb_wait_heard "$hex" 15000 "$t0") || { tbd_dump; tb_fail "beacon not heard within 15 s of start"; }
-  echo "$ms"
+  TBD_START_MS=$(tb_wait_heard "$hex" 15000 "$t0") || { tbd_dump; tb_fail "beacon not heard within 15 s of start"; }
 }
 # tbd_dump: prints the daemon's log (on failures)
 tbd_dump() { echo "--- altbeacond log:"; cat /tmp/altbeacond.log; }
@@ -58,3 +58,8 @@ tbd_fd_count() { ls "/proc/$TB_DAEMON_PID/fd" | wc -l; }
 tbd_rss_kb() { awk '/^VmRSS:/ {print $2}' "/proc/$TB_DAEMON_PID/status"; }
 # tbd_alive: fails the scenario if the daemon has exited
 tbd_alive() { _tb_alive "$TB_DAEMON_PID" || { tbd_dump; tb_fail "altbeacond exited"; }; }
+# tbd_assert_off_air [MS]: fails (with the daemon's log) if the rig beacon is heard within MS (1500)
+tbd_assert_off_air() {
+  tb_observe --absent-for "${1:-1500}" --hex "$TB_RIG_HEX" --quiet >/dev/null \
+    || { tbd_dump; tb_fail "beacon still heard after the daemon stopped"; }
+}

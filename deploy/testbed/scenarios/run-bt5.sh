@@ -3,14 +3,14 @@
 # with tx_power_dbm set (extended commands with a legacy PDU), and off air after SIGTERM.
 . "$TB_REPO/deploy/testbed/daemon-lib.sh"
 tbd_config
-ms=$(tbd_start)
+tbd_start; ms=$TBD_START_MS
 tb_log "legacy commands: heard ${ms} ms after start"
 tbd_finish
-tb_assert_silent 1500 "$TB_RIG_HEX"
+tbd_assert_off_air
 tbd_config "[bluetooth]" "tx_power_dbm = 4"
 : >/tmp/altbeacond.log
-ms2=$(tbd_start)
+tbd_start; ms2=$TBD_START_MS
 grep -q "extended" /tmp/altbeacond.log || { tbd_dump; tb_fail "tx_power_dbm did not select extended advertising"; }
 tbd_finish
-tb_assert_silent 1500 "$TB_RIG_HEX"
+tbd_assert_off_air
 tb_pass "bt5: on air in ${ms} ms (legacy) and ${ms2} ms (extended, tx power 4 dBm); off air after SIGTERM"

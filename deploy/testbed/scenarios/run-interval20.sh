@@ -2,7 +2,7 @@
 # either way the beacon is on air with the exact payload.
 . "$TB_REPO/deploy/testbed/daemon-lib.sh"
 tbd_config "[bluetooth]" "interval_ms = 20"
-ms=$(tbd_start)
+tbd_start; ms=$TBD_START_MS
 n=$(tb_observe --hex "$TB_RIG_HEX" --timeout 1000 | grep -c .)
 grep -E "on air|refused" /tmp/altbeacond.log
 tbd_finish

@@ -1,7 +1,7 @@
 # SPEC §5: advertising disabled by another process is re-enabled (target ≤ 2 s).
 . "$TB_REPO/deploy/testbed/daemon-lib.sh"
 tbd_config
-tbd_start >/dev/null
+tbd_start
 t=$(tb_now_ms)
 tb_fault_adv_disable
 tbd_recovered "$t" "back on air after disabled"

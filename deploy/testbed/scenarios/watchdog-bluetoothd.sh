@@ -2,7 +2,7 @@
 # noticed and the beacon re-armed.
 . "$TB_REPO/deploy/testbed/daemon-lib.sh"
 tbd_config
-tbd_start >/dev/null
+tbd_start
 tb_bluetoothd_start || tb_fail "bluetoothd did not start"
 sleep 2
 ms=$(tb_wait_heard "$TB_RIG_HEX" 5000) || { tbd_dump; tb_fail "beacon not heard after bluetoothd started"; }

@@ -3,7 +3,7 @@
 # silences a beacon that nobody re-arms.)
 . "$TB_REPO/deploy/testbed/daemon-lib.sh"
 tbd_config
-tbd_start >/dev/null
+tbd_start
 t=$(tb_now_ms)
 tb_fault_down
 tbd_recovered "$t" "back on air after down"

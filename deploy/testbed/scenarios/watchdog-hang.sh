@@ -2,7 +2,7 @@
 # answers again (target ≤ 2 s).
 . "$TB_REPO/deploy/testbed/daemon-lib.sh"
 tbd_config "$(tbd_leds)" "[watchdog]" "check_interval_s = 1"
-tbd_start >/dev/null
+tbd_start
 tb_fault_hang
 tbd_wait_log "controller not answering" 15 || { tb_fault_unhang; tbd_dump; tb_fail "the hang was not noticed"; }
 led=$(tb_gpio_sample 27 600)

@@ -2,7 +2,7 @@
 # while gone, beacon back after it returns (target ≤ 1 s).
 . "$TB_REPO/deploy/testbed/daemon-lib.sh"
 tbd_config "$(tbd_leds)"
-tbd_start >/dev/null
+tbd_start
 tb_fault_remove
 tbd_wait_log "adapter missing" 10 || { tbd_dump; tb_fail "the removal was not noticed"; }
 led=$(tb_gpio_sample 27 600); [ "$led" = on ] || { tbd_dump; tb_fail "fault LED is '$led' while gone, expected on"; }

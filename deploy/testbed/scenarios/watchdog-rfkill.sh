@@ -2,7 +2,7 @@
 # (btvirt keeps advertising while the host side is blocked, so silence is not checked here.)
 . "$TB_REPO/deploy/testbed/daemon-lib.sh"
 tbd_config "$(tbd_leds)"
-tbd_start >/dev/null
+tbd_start
 tb_fault_rfkill_block
 tbd_wait_log "blocked by rfkill" 10 || { tbd_dump; tb_fail "the block was not noticed"; }
 led=$(tb_gpio_sample 27 600); [ "$led" = on ] || { tbd_dump; tb_fail "fault LED is '$led' while blocked, expected on"; }
