@@ -7,7 +7,7 @@ tbd_start "$hex" >/dev/null
 rc=0; "$ALTBEACOND_BIN" scan --adapter hci1 --json --timeout 5 >/tmp/scan.json 2>/tmp/scan.err || rc=$?
 cat /tmp/scan.err; head -2 /tmp/scan.json
 [ "$rc" = 0 ] || { tbd_dump; tb_fail "scan exited $rc"; }
-grep -q '"uuid":"2f234454-cf6d-4a0f-adf2-f4911ba9ffa6","major":1,"minor":2,"rssi":-[0-9]*,"power":-65,"company_id":76,"reserved":7,' /tmp/scan.json \
+grep -Eq '"uuid":"2f234454-cf6d-4a0f-adf2-f4911ba9ffa6","major":1,"minor":2,"rssi":(-[0-9]+|null),"power":-65,"company_id":76,"reserved":7,' /tmp/scan.json \
   || { tbd_dump; tb_fail "scan does not agree with the daemon's beacon"; }
 tbd_alive
 tbd_finish

@@ -9,14 +9,14 @@ IB=0201061aff4c0002152f234454cf6d4a0fadf2f4911ba9ffa600010002c5
 tb_studyguide_start hci0 "$IB" || tb_fail "iBeacon setup failed"
 tb_wait_heard "$IB" 5000 >/dev/null || tb_fail "iBeacon not on air"
 
-adv() {   # adv HEX: LE Set Advertising Data on hci0 (disable/enable around it: btvirt reports on enable)
-  local hex=$1 len bytes
-  len=$(printf '%02x' $((${#hex} / 2))); bytes=$(echo "$hex" | sed 's/../& /g')
-  _tb_hcicmd hci0 0x08 0x000a 00 >/dev/null
+adv() {   # adv HEX: LE Set Advertising Data on hci0, advertising toggled around it (btvirt
+  # reports an advertiser when it is enabled, not periodically); bare hcitool: execs are slow
+  local hex=$1 bytes
+  bytes=$(echo "$hex" | sed 's/../& /g')
+  hcitool -i hci0 cmd 0x08 0x000a 00 >/dev/null 2>&1
   # shellcheck disable=SC2086
-  st=$(_tb_hcicmd hci0 0x08 0x0008 $len $bytes $(_tb_zeros $((31 - ${#hex} / 2))))
-  _tb_hcicmd hci0 0x08 0x000a 01 >/dev/null
-  [ "$st" = 00 ] || echo "set data ($len bytes): status $st"
+  hcitool -i hci0 cmd 0x08 0x0008 "$(printf '%02x' $((${#hex} / 2)))" $bytes $(_tb_zeros $((31 - ${#hex} / 2))) >/dev/null 2>&1
+  hcitool -i hci0 cmd 0x08 0x000a 01 >/dev/null 2>&1
 }
 
 "$B" scan --adapter hci1 --json >/tmp/scan.json 2>/tmp/scan.err </dev/null &
@@ -27,15 +27,17 @@ _tb_sleep 1
 [ -s /tmp/scan.json ] && { cat /tmp/scan.json; tb_fail "iBeacon listed"; }
 tb_log "iBeacon ignored"
 
-# A: the AltBeacon AD cut at every length 0-27 (its length byte claims more than is there);
-# B: an AD claiming 28 bytes, every length 0-31 (truncated, or manufacturer data one byte too long).
+# Every length 0-31: the AltBeacon AD (0x1b ff ...) cut short for 0-27 bytes (its length byte
+# claims more than is there); then an AD claiming 28 bytes, cut at 28 and 29, and complete at 30
+# and 31 (manufacturer data one byte too long for an AltBeacon).
 A=1bff1801beac2f234454cf6d4a0fadf2f4911ba9ffa600010002c500
 Bh=1cff1801beac2f234454cf6d4a0fadf2f4911ba9ffa600010002c500eeeeee
-for ((l = 0; l <= 27; l++)); do adv "${A:0:$((2 * l))}"; done
-for ((l = 0; l <= 31; l++)); do adv "${Bh:0:$((2 * l))}"; done
+t0=$(tb_now_ms)
+for ((l = 0; l <= 31; l++)); do if [ $l -le 27 ]; then adv "${A:0:$((2 * l))}"; else adv "${Bh:0:$((2 * l))}"; fi; done
+tb_log "32 payloads sent in $(($(tb_now_ms) - t0)) ms"
 _tb_alive "$pid" || { cat /tmp/scan.err; tb_fail "scanner died on malformed data"; }
 [ -s /tmp/scan.json ] && { cat /tmp/scan.json; tb_fail "malformed data listed"; }
-tb_log "60 malformed payloads: scanner alive, nothing listed"
+tb_log "malformed payloads of lengths 0-31: scanner alive, nothing listed"
 
 adv "$TB_RIG_HEX"
 for ((i = 0; i < 60; i++)); do grep -q '"minor":2,' /tmp/scan.json && break; _tb_sleep 0.1; done
@@ -53,4 +55,4 @@ rc=0; "$B" scan --adapter hci1 --json --timeout 2 >/tmp/scan2.json 2>&1 || rc=$?
 grep -q '"minor":2,' /tmp/scan2.json || tb_fail "second scan did not list the beacon"
 st=$(_tb_hcicmd hci1 0x08 0x000c 00 00)
 [ "$st" = 0C ] || tb_fail "scanning still enabled on hci1 after --timeout (disable answered $st)"
-tb_pass "iBeacon ignored; 60 malformed payloads survived; valid beacon listed; SIGINT and --timeout exit 0 with scanning off"
+tb_pass "iBeacon ignored; malformed payloads of lengths 0-31 survived; valid beacon listed; SIGINT and --timeout exit 0 with scanning off"
