@@ -45,7 +45,7 @@ tb_btvirt_start "${TB_FLAVOUR:-le}" || { say "btvirt did not give hci0 and hci1"
 say "ready: $TB_GPIOCHIP (pinctrl-bcm2711), btvirt ${TB_FLAVOUR:-le}"
 
 if [ -n "${TB_SHELL:-}" ]; then
-  say "interactive shell; helpers: . \$TB_REPO/deploy/testbed/lib.sh ; exit powers off"
+  say "interactive shell with the lib.sh helpers (tb_...); exit powers off"
   cd "$TB_REPO" || true
   setsid -c bash --rcfile "$TB_REPO/deploy/testbed/lib.sh" -i <>/dev/ttyS0 >&0 2>&1
   exit 0

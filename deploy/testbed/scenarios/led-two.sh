@@ -17,7 +17,7 @@ led_blink() {  # LINE MS HZ_MIN HZ_MAX HIGH%_MIN HIGH%_MAX WHAT
 }
 
 tbd_config "$(tbd_leds)"
-tbd_start >/dev/null
+tbd_start
 [ "$(tb_gpio_consumer $S)" = altbeacond ] || { tbd_dump; tb_fail "status line consumer is '$(tb_gpio_consumer $S)'"; }
 [ "$(tb_gpio_consumer $F)" = altbeacond ] || { tbd_dump; tb_fail "fault line consumer is '$(tb_gpio_consumer $F)'"; }
 

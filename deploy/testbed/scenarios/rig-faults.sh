@@ -4,6 +4,7 @@
 # never recovers, SPEC §7), and the controller is usable again afterwards. Also the LED sampler
 # classifies steady, fast-blinking, short-off-blink and short-flash lines, and a busy line shows
 # its holder.
+# timeout: 480
 # shellcheck source=../lib.sh
 . "$TB_REPO/deploy/testbed/lib.sh"
 hex=$TB_RIG_HEX

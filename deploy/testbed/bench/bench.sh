@@ -1,0 +1,191 @@
+# altbeacond benchmark, run inside ONE testbed VM by deploy/bench (docs/benchmarks.md).
+# Not a scenario: it prints figures, never checks budgets. Each figure is one line
+#     BENCH <key> <value...>
+# (times in ms from the observer's CLOCK_MONOTONIC stamps); the host formats the table.
+# Environment: TB_BENCH_N (repetitions, default 5), TB_BENCH_QUIET_S (quiet window, default 60).
+# Exit status non-zero only if the benchmark could not run at all.
+. "$TB_REPO/deploy/testbed/daemon-lib.sh"
+
+N=${TB_BENCH_N:-5}
+QUIET_S=${TB_BENCH_QUIET_S:-60}
+HEX=$TB_RIG_HEX
+LOG=/tmp/altbeacond.log
+
+fig() { echo "BENCH $*"; }
+note() { echo "# $*"; }
+
+# stats V...: prints "median min max count" of integer values (median of even count: mean of the two middle)
+stats() {
+  [ $# -gt 0 ] || { echo "n/a n/a n/a 0"; return; }
+  printf '%s\n' "$@" | sort -n | awk '{v[NR] = $1} END {
+    m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+    printf "%d %d %d %d\n", m, v[1], v[NR], NR }'
+}
+
+# logcount PATTERN: lines of the daemon log matching PATTERN
+logcount() { grep -c -- "$1" "$LOG" 2>/dev/null || true; }
+# wait_logcount PATTERN N TIMEOUT_S: waits until PATTERN occurs at least N times in the log
+wait_logcount() {
+  local i
+  for ((i = 0; i < $3 * 20; i++)); do
+    [ "$(logcount "$1")" -ge "$2" ] && return 0
+    _tb_sleep 0.05
+  done
+  return 1
+}
+
+# clean_controller: advertising off, hci0 down and up again (the kernel resets it on the way up),
+# then checks nothing of ours is on air for 300 ms
+clean_controller() {
+  _tb_hcicmd hci0 0x08 0x000a 00 >/dev/null
+  hciconfig hci0 down; hciconfig hci0 up
+  tb_observe --absent-for 300 --timeout 3000 --hex "$HEX" --quiet >/dev/null \
+    || note "warning: beacon still heard after the controller reset"
+}
+
+# observer_bg: a scanning observer in the background waiting for HEX (pid OBS_PID, output /tmp/obs.out).
+# btvirt reports an advertiser to a running scan the moment it enables advertising, so the stamp
+# is when the beacon went on air, not when a fresh observer got round to scanning.
+observer_bg() {
+  tb_observe --until-hex "$1" --timeout "${2:-15000}" --quiet >/tmp/obs.out 2>&1 &
+  OBS_PID=$!
+  _tb_sleep 0.5   # let it enable scanning
+}
+# observer_heard START_MS: waits for the background observer; sets HEARD_MS to the ms from
+# START_MS to heard (call it directly, not in $(...): the observer is this shell's child)
+observer_heard() {
+  local t
+  HEARD_MS=""
+  wait "$OBS_PID" || return 1
+  t=$(awk '$1 == "heard" {print $2}' /tmp/obs.out | tail -1)
+  [ -n "$t" ] || return 1
+  HEARD_MS=$((t - $1))
+}
+
+daemon_stop_quiet() { tb_daemon_stop >/dev/null 2>&1 || true; }
+
+# --- 1. process start to first advertisement heard: altbeacond vs the study-guide sequence -------
+tbd_config
+note "start-to-air: $N runs each, alternating; controller reset (disable, down, up) before each"
+a_times=() s_times=()
+for ((i = 1; i <= N; i++)); do
+  clean_controller
+  : >"$LOG"
+  observer_bg "$HEX"
+  t0=$(tb_now_ms)
+  tb_daemon_start run --config "$TBD_CONFIG"
+  if observer_heard "$t0"; then a_times+=("$HEARD_MS"); note "altbeacond run $i: $HEARD_MS ms"
+  else note "altbeacond run $i: not heard within 15 s"; tbd_dump; fi
+  daemon_stop_quiet
+
+  clean_controller
+  observer_bg "$HEX"
+  t0=$(tb_now_ms)
+  tb_studyguide_start hci0 >/dev/null || note "study-guide run $i: a command failed"
+  if observer_heard "$t0"; then s_times+=("$HEARD_MS"); note "study-guide run $i: $HEARD_MS ms"
+  else note "study-guide run $i: not heard within 15 s"; fi
+done
+fig start_altbeacond $(stats "${a_times[@]}")
+fig start_studyguide $(stats "${s_times[@]}")
+
+# --- 2. the study-guide setup after a controller reset: never back -------------------------------
+# (the study-guide beacon from the last run above is still on air)
+if tb_wait_heard "$HEX" 5000 >/dev/null; then
+  tb_fault_reset
+  if tb_wait_heard "$HEX" 5000 >/dev/null; then fig studyguide_reset heard-again; else fig studyguide_reset never; fi
+else
+  fig studyguide_reset n/a
+fi
+clean_controller
+
+# --- 3. the daemon for the fault loops: figures before -------------------------------------------
+tbd_config "[watchdog]" "check_interval_s = 1"
+: >"$LOG"
+tbd_start
+_tb_sleep 1
+fd_before=$(tbd_fd_count) rss_before=$(tbd_rss_kb)
+
+# fault_loop NAME PATTERN INJECT [PREPARE WAITPAT]: N times: PREPARE (if any), wait for the
+# (k-th) WAITPAT, then REF = now, INJECT, wait for the k-th "back on air after PATTERN" and the
+# beacon heard after it; time = heard - REF. Mirrors watchdog-*.sh.
+fault_loop() {
+  local name=$1 pat="back on air after $2" inject=$3 prep=${4:-} waitpat=${5:-} k base wbase t heard times=()
+  base=$(logcount "$pat") wbase=$(logcount "${waitpat:-^$}")
+  for ((k = 1; k <= N; k++)); do
+    tbd_alive
+    if [ -n "$prep" ]; then
+      $prep >/dev/null 2>&1
+      if ! wait_logcount "$waitpat" $((wbase + k)) 15; then note "$name $k: '$waitpat' not logged"; $inject >/dev/null 2>&1; continue; fi
+      _tb_sleep 0.3
+    fi
+    t=$(tb_now_ms)
+    $inject >/dev/null 2>&1
+    if ! wait_logcount "$pat" $((base + k)) 15; then note "$name $k: no '$pat' in the log"; continue; fi
+    if heard=$(tb_wait_heard "$HEX" 5000); then times+=($((heard - t))); note "$name $k: $((heard - t)) ms"
+    else note "$name $k: not heard within 5 s after '$pat'"; fi
+  done
+  fig "fault_$name" $(stats "${times[@]}")
+}
+note "faults: $N of each against one altbeacond (check_interval_s = 1)"
+fault_loop reset reset tb_fault_reset
+fault_loop down down tb_fault_down
+fault_loop disabled disabled tb_fault_adv_disable
+fault_loop overwritten overwritten tb_fault_adv_overwrite
+fault_loop rfkill rfkill tb_fault_rfkill_unblock tb_fault_rfkill_block "blocked by rfkill"
+fault_loop removed removed tb_fault_return tb_fault_remove "adapter missing"
+fault_loop hung hung tb_fault_unhang tb_fault_hang "controller not answering"
+tbd_alive
+_tb_sleep 1
+fd_after=$(tbd_fd_count) rss_after=$(tbd_rss_kb)
+fig leak_fd "$fd_before" "$fd_after"
+fig leak_rss_kb "$rss_before" "$rss_after"
+
+# --- 4. edit-to-air: sed -i a new major, time until the new payload is heard ---------------------
+e_times=()
+for ((k = 1; k <= N; k++)); do
+  major=$((100 + k))
+  newhex=$(printf '0201061bff1801beac2f234454cf6d4a0fadf2f4911ba9ffa6%04x0002c500' "$major")
+  t=$(tb_now_ms)
+  sed -i "s/^major = .*/major = $major/" "$TBD_CONFIG"
+  if ms=$(tb_wait_heard "$newhex" 5000 "$t"); then e_times+=("$ms"); note "edit $k: $ms ms"
+  else note "edit $k: major $major not heard within 5 s"; fi
+done
+fig edit $(stats "${e_times[@]}")
+daemon_stop_quiet
+
+# --- 5. steady state: memory, CPU and wakeups over a quiet window (default config, no observer) --
+clean_controller
+tbd_config
+: >"$LOG"
+tbd_start
+_tb_sleep 2
+pid=$TB_DAEMON_PID
+# ctxsw: voluntary + nonvoluntary context switches summed over the daemon's threads
+ctxsw() {
+  local f s=0 k v
+  for f in /proc/"$pid"/task/*/status; do
+    while read -r k v; do
+      case "$k" in voluntary_ctxt_switches:|nonvoluntary_ctxt_switches:) s=$((s + v)) ;; esac
+    done <"$f"
+  done
+  echo "$s"
+}
+# cputicks: utime + stime of the process (all threads), in clock ticks
+cputicks() { local s; read -r s <"/proc/$pid/stat"; s=${s##*) }; set -- $s; echo $(($12 + $13)); }
+hz=$(getconf CLK_TCK)
+threads=$(ls "/proc/$pid/task" | wc -l)
+c0=$(ctxsw) u0=$(cputicks) q0=$(tb_now_ms)
+_tb_sleep "$QUIET_S"
+c1=$(ctxsw) u1=$(cputicks) q1=$(tb_now_ms)
+fig quiet_window_ms $((q1 - q0))
+fig wakeups "$((c1 - c0))" "$((q1 - q0))"
+fig cpu_quiet_ms $(((u1 - u0) * 1000 / hz))
+fig cpu_total_ms $((u1 * 1000 / hz))
+fig threads "$threads"
+fig rss_kb "$(awk '/^VmRSS:/ {print $2}' /proc/$pid/status)"
+fig hwm_kb "$(awk '/^VmHWM:/ {print $2}' /proc/$pid/status)"
+tb_wait_heard "$HEX" 5000 >/dev/null && fig quiet_still_on_air yes || fig quiet_still_on_air no
+daemon_stop_quiet
+fig guest_binary_bytes "$(stat -c %s "$ALTBEACOND_BIN")"
+fig done 1
+exit 0
