@@ -9,7 +9,7 @@ final class LEDStatusLightsTests: XCTestCase {
     }
 
     private func logger(_ lines: Lines) -> Logger {
-        Logger(journal: false, threshold: .debug, sink: { lines.all.append($0) })
+        Logger(journal: false, threshold: .info, sink: { lines.all.append($0) })
     }
 
     func testMissingChipIsLoggedOnceAndNeverThrows() {
