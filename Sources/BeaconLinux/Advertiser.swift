@@ -22,6 +22,8 @@ public final class Advertiser {
     public private(set) var mode: AdvertisingMode = .legacy
     public private(set) var effectiveIntervalMs: UInt16 = 0
     public private(set) var payload: [UInt8] = []
+    /// What we last put on air on this device (nil after close or disable).
+    private var onAirMode: AdvertisingMode?
     /// Commands we sent recently, so the monitor can tell ours from another process's.
     public var sent = SentCommandLog()
     private var warnedTxPower = false
@@ -45,6 +47,7 @@ public final class Advertiser {
         device?.close()
         device = nil
         info = nil
+        onAirMode = nil
     }
 
     /// Configures and enables advertising. Returns nil when the beacon is on air.
@@ -55,8 +58,10 @@ public final class Advertiser {
         }
         guard let dev = device, let info else { return .missing }
         payload = AltBeacon.advertisingData(config.beacon)
-        if scope == .data, run(dataCommand(), on: dev) == nil { return nil }
-        return configure(config, dev, info)
+        if scope == .data, onAirMode != nil, run(dataCommand(), on: dev) == nil { return nil }
+        let result = configure(config, dev, info)
+        onAirMode = result == nil ? mode : nil
+        return result
     }
 
     /// Opens the adapter, brings it up and reads what it can do.
@@ -106,27 +111,53 @@ public final class Advertiser {
     }
 
     private func configure(_ config: BeaconConfig, _ dev: HCIDeviceSocket, _ info: ControllerInfo) -> ArmFailure? {
-        var useExtended = false
+        var wantsExtended = false
         if config.bluetooth.txPowerDbm != nil {
             if info.hasExtendedAdvertising {
-                useExtended = true
+                wantsExtended = true
             } else if !warnedTxPower {
                 warnedTxPower = true
                 log.warning("tx_power_dbm is ignored: \(config.bluetooth.adapter) has no LE extended advertising (\(info.versionName))")
             }
         }
-        if !useExtended {
-            switch armLegacy(config, dev) {
-            case .none: mode = .legacy; return nil
-            case .some(.status(_, .commandDisallowed)) where info.hasExtendedAdvertising:
-                // The host has used extended advertising: legacy commands are now refused (SPEC §3).
-                log.info("legacy advertising commands refused on \(config.bluetooth.adapter); using extended commands with a legacy PDU")
+        let handle = info.advertisingSets > 0 ? min(info.advertisingSets - 1, 0xef) : 0
+        leavePreviousMode(forExtended: wantsExtended, dev)
+        if wantsExtended {
+            switch armExtended(config, dev, handle: handle) {
+            case .none: mode = .extended(handle: handle); return nil
+            case .some(.status(_, .commandDisallowed)):
+                // Controllers may refuse extended commands once legacy ones were used, until reset.
+                log.warning("\(config.bluetooth.adapter) refuses extended advertising now; advertising with legacy commands, tx_power_dbm applies after the adapter restarts")
             case .some(let f): return failure(for: f)
             }
         }
-        let handle = info.advertisingSets > 0 ? min(info.advertisingSets - 1, 0xef) : 0
-        mode = .extended(handle: handle)
-        return armExtended(config, dev, handle: handle).map(failure(for:))
+        switch armLegacy(config, dev) {
+        case .none:
+            mode = .legacy
+            return nil
+        case .some(.status(_, .commandDisallowed)) where info.hasExtendedAdvertising && !wantsExtended:
+            // The host has used extended advertising: legacy commands are now refused (SPEC §3).
+            log.info("legacy advertising commands refused on \(config.bluetooth.adapter); using extended commands with a legacy PDU")
+            mode = .extended(handle: handle)
+            return armExtended(config, dev, handle: handle).map(failure(for:))
+        case .some(let f):
+            return failure(for: f)
+        }
+    }
+
+    /// Switching between legacy and extended commands: take the old advertising down first, or
+    /// it stays on air beside the new one (and the controller may refuse the mix).
+    private func leavePreviousMode(forExtended: Bool, _ dev: HCIDeviceSocket) {
+        let quiet: [HCIStatus] = [.commandDisallowed, .unknownAdvertisingIdentifier, .unknownCommand]
+        switch onAirMode {
+        case .legacy? where forExtended:
+            _ = run(LESetAdvertiseEnable(false), on: dev, tolerating: quiet)
+        case .extended(let h)? where !forExtended:
+            _ = run(LESetExtendedAdvertisingEnable(false, handle: h), on: dev, tolerating: quiet)
+            _ = run(LERemoveAdvertisingSet(handle: h), on: dev, tolerating: quiet)
+        default:
+            break
+        }
     }
 
     private func armLegacy(_ config: BeaconConfig, _ dev: HCIDeviceSocket) -> HCICommandFailure? {
@@ -189,6 +220,7 @@ public final class Advertiser {
     /// Takes the beacon off air (on stop): no stale identity stays on the air.
     public func disable(timeoutMs: Int) -> HCICommandFailure? {
         guard let dev = device else { return nil }
+        onAirMode = nil
         let r: Result<[UInt8], HCICommandFailure>
         switch mode {
         case .legacy: r = dev.execute(LESetAdvertiseEnable(false), timeoutMs: timeoutMs)
