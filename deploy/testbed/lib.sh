@@ -227,10 +227,10 @@ _tb_zeros() { local i; for ((i = 0; i < $1; i++)); do printf '00 '; done; }
 # tb_bluetoothd_start: starts dbus-daemon --system (once) and bluetoothd; waits for org.bluez
 tb_bluetoothd_start() {
   local i
-  if [ ! -e /run/dbus/pid ]; then
+  if [ ! -e "$TB_STATE/dbus.started" ]; then
     mkdir -p /run/dbus
     dbus-daemon --system --fork --nopidfile >>"$TB_STATE/dbus.log" 2>&1 || return 1
-    echo 1 >/run/dbus/pid
+    : >"$TB_STATE/dbus.started"
   fi
   /usr/libexec/bluetooth/bluetoothd -n >>"$TB_STATE/bluetoothd.log" 2>&1 </dev/null &
   echo $! >"$TB_STATE/bluetoothd.pid"
