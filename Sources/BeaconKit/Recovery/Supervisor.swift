@@ -122,7 +122,8 @@ public struct Supervisor: Sendable {
             return phase == .advertising ? [.probe] : []
         case .adapterRegistered, .adapterUp:
             guard phase != .advertising else { return [] }
-            return rearm(cause: nil, scope: .full, afterMs: Self.settleMs, now: now)
+            // The controller is usable again: now, not at the next back-off step.
+            return rearm(cause: nil, scope: .full, afterMs: Self.settleMs, now: now, force: true)
         case .adapterUnregistered:
             phase = .fault(.missing)
             rearmScheduled = false
