@@ -51,7 +51,10 @@ public final class EventLoop {
         if r < 0 && errno != EINTR { return }
         if r > 0 {
             // Handlers may add or remove sources: look each one up again before calling it.
-            for p in fds where p.revents != 0 {
+            // A descriptor closed behind our back would otherwise make poll return at once forever.
+            let invalid = Set(fds.filter { $0.revents & Int16(POLLNVAL) != 0 }.map(\.fd))
+            if !invalid.isEmpty { sources.removeAll { invalid.contains($0.fd) } }
+            for p in fds where p.revents != 0 && !invalid.contains(p.fd) {
                 if let s = sources.first(where: { $0.fd == p.fd }) { s.handler() }
                 if stopped { return }
             }

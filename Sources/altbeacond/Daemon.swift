@@ -115,7 +115,7 @@ final class Daemon {
         while true {
             do {
                 let n = try dev.fd.read(into: &buf)
-                if n <= 0 { break }
+                if n == 0 { unwatchDevice(); break }
                 if case .success(.hardwareError(let code)) = HCIEvent.decode(buf[0..<n]) {
                     log.warning("\(config.bluetooth.adapter): hardware error 0x\(hexString(CollectionOfOne(code)))")
                     handle(.hardwareError)

@@ -5,14 +5,20 @@ import BeaconLinux
 /// beacon on air, says why (FILE:LINE:COL) and blinks the fault LED until a good edit arrives.
 extension Daemon {
     func configFileChanged() {
-        if watcher?.isWatching == false {
-            // The directory itself went away or was replaced: watch the new one.
-            _ = try? watcher?.addWatch()
-        }
+        if let watcher, !watcher.isWatching { rewatch(watcher) }
         let at = debouncer.event(at: monotonicMilliseconds())
         loop.schedule("reload", afterMs: at - monotonicMilliseconds()) { [unowned self] in
             debouncer.fired()
             reload()
+        }
+    }
+
+    /// The directory itself went away or was replaced: watch it again once it is back.
+    private func rewatch(_ watcher: ConfigWatcher) {
+        if (try? watcher.addWatch()) == true { return }
+        loop.schedule("rewatch", afterMs: 2000) { [unowned self] in
+            rewatch(watcher)
+            if watcher.isWatching { configFileChanged() }
         }
     }
 
