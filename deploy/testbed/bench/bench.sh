@@ -13,6 +13,10 @@ LOG=/tmp/altbeacond.log
 
 fig() { echo "BENCH $*"; }
 note() { echo "# $*"; }
+BENCH_T0=$(tb_now_ms)
+section() { note "[+$((($(tb_now_ms) - BENCH_T0) / 1000)) s] $*"; }
+# rss_now: VmRSS of the daemon in KiB (bash builtins only)
+rss_now() { local k v r; while read -r k v r; do [ "$k" = VmRSS: ] && { echo "$v"; return; }; done <"/proc/$TB_DAEMON_PID/status"; }
 
 # stats V...: prints "median min max count" of integer values (median of even count: mean of the two middle)
 stats() {
@@ -66,7 +70,7 @@ daemon_stop_quiet() { tb_daemon_stop >/dev/null 2>&1 || true; }
 
 # --- 1. process start to first advertisement heard: altbeacond vs the study-guide sequence -------
 tbd_config
-note "start-to-air: $N runs each, alternating; controller reset (disable, down, up) before each"
+section "start-to-air: $N runs each, alternating; controller reset (disable, down, up) before each"
 a_times=() s_times=()
 for ((i = 1; i <= N; i++)); do
   clean_controller
@@ -125,9 +129,11 @@ fault_loop() {
     else note "$name $k: not heard within 5 s after '$pat'"; fi
   done
   fig "fault_$name" $(stats "${times[@]}")
+  note "$name: logged $(grep -- "$pat" "$LOG" | tail -1 | sed 's/.*\(back on air after [^(]*\).*/\1/'); VmRSS now $(rss_now) KiB, $(tbd_fd_count) fds"
 }
-note "faults: $N of each against one altbeacond (check_interval_s = 1)"
-fault_loop reset reset tb_fault_reset
+section "faults: $N of each against one altbeacond (check_interval_s = 1)"
+# hciconfig reset is a down + up: the daemon may log either cause
+fault_loop reset '\(reset\|down\)' tb_fault_reset
 fault_loop down down tb_fault_down
 fault_loop disabled disabled tb_fault_adv_disable
 fault_loop overwritten overwritten tb_fault_adv_overwrite
@@ -140,6 +146,7 @@ fd_after=$(tbd_fd_count) rss_after=$(tbd_rss_kb)
 fig leak_fd "$fd_before" "$fd_after"
 fig leak_rss_kb "$rss_before" "$rss_after"
 
+section "edit-to-air"
 # --- 4. edit-to-air: sed -i a new major, time until the new payload is heard ---------------------
 e_times=()
 for ((k = 1; k <= N; k++)); do
@@ -153,6 +160,7 @@ done
 fig edit $(stats "${e_times[@]}")
 daemon_stop_quiet
 
+section "steady state, quiet ${QUIET_S} s"
 # --- 5. steady state: memory, CPU and wakeups over a quiet window (default config, no observer) --
 clean_controller
 tbd_config
@@ -170,16 +178,21 @@ ctxsw() {
   done
   echo "$s"
 }
+# cpuns: time on CPU in ns (first field of /proc/PID/task/*/schedstat, summed over threads);
+# finer than utime+stime, which count whole clock ticks
+cpuns() { local f s=0 a r; for f in /proc/"$pid"/task/*/schedstat; do read -r a r <"$f"; s=$((s + a)); done; echo "$s"; }
 # cputicks: utime + stime of the process (all threads), in clock ticks
 cputicks() { local s; read -r s <"/proc/$pid/stat"; s=${s##*) }; set -- $s; echo $(($12 + $13)); }
 hz=$(getconf CLK_TCK)
 threads=$(ls "/proc/$pid/task" | wc -l)
-c0=$(ctxsw) u0=$(cputicks) q0=$(tb_now_ms)
+c0=$(ctxsw) u0=$(cputicks) n0=$(cpuns) q0=$(tb_now_ms)
 _tb_sleep "$QUIET_S"
-c1=$(ctxsw) u1=$(cputicks) q1=$(tb_now_ms)
+c1=$(ctxsw) u1=$(cputicks) n1=$(cpuns) q1=$(tb_now_ms)
 fig quiet_window_ms $((q1 - q0))
 fig wakeups "$((c1 - c0))" "$((q1 - q0))"
 fig cpu_quiet_ms $(((u1 - u0) * 1000 / hz))
+fig cpu_quiet_us $(((n1 - n0) / 1000))
+fig cpu_total_us $((n1 / 1000))
 fig cpu_total_ms $((u1 * 1000 / hz))
 fig threads "$threads"
 fig rss_kb "$(awk '/^VmRSS:/ {print $2}' /proc/$pid/status)"
@@ -187,5 +200,6 @@ fig hwm_kb "$(awk '/^VmHWM:/ {print $2}' /proc/$pid/status)"
 tb_wait_heard "$HEX" 5000 >/dev/null && fig quiet_still_on_air yes || fig quiet_still_on_air no
 daemon_stop_quiet
 fig guest_binary_bytes "$(stat -c %s "$ALTBEACOND_BIN")"
+section "done"
 fig done 1
 exit 0
