@@ -2,8 +2,8 @@
 import PackageDescription
 
 // libgpiod 1.6 (Debian 12, Pi OS bookworm) and 2.x (Pi OS trixie) have incompatible APIs;
-// Sources/CGPIOD/shim.c picks one at compile time. Build against 2.x with
-// `-Xcc -DALTBEACOND_GPIOD_V2 -Xcc -I<prefix>/include -Xlinker -L<prefix>/lib` (deploy/build-gpiod2).
+// Sources/CGPIOD/shim.c picks one from the gpiod.h it finds. deploy/build-gpiod2 builds against
+// a 2.x prefix: `-Xcc -DALTBEACOND_GPIOD_V2 -Xcc -I<prefix>/usr/include -Xlinker -L<prefix>/usr/lib/<multiarch>`.
 let package = Package(
     name: "altbeacond",
     products: [
