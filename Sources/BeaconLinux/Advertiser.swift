@@ -199,15 +199,7 @@ public final class Advertiser {
     }
 
     private func run(_ command: any HCICommand, on dev: HCIDeviceSocket, tolerating: [HCIStatus] = []) -> HCICommandFailure? {
-        switch dev.execute(command, timeoutMs: Self.commandTimeoutMs) {
-        case .success: return nil
-        case .failure(.status(let op, let st)) where tolerating.contains(st):
-            log.debug("\(op): \(st), not a failure here")
-            return nil
-        case .failure(let f):
-            log.debug("\(f)")
-            return f
-        }
+        dev.run(command, timeoutMs: Self.commandTimeoutMs, tolerating: tolerating, log: log)
     }
 
     /// Asks the controller something cheap; a hung controller does not answer.

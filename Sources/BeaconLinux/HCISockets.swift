@@ -198,3 +198,19 @@ public final class HCIMonitorSocket {
         return out
     }
 }
+
+extension HCIDeviceSocket {
+    /// Runs `command`; a status in `tolerating` counts as success here (logged at debug level:
+    /// e.g. Command Disallowed to "disable" when already disabled).
+    public func run(_ command: any HCICommand, timeoutMs: Int, tolerating: [HCIStatus] = [], log: Logger) -> HCICommandFailure? {
+        switch execute(command, timeoutMs: timeoutMs) {
+        case .success: return nil
+        case .failure(.status(let op, let st)) where tolerating.contains(st):
+            log.debug("\(op): \(st), not a failure here")
+            return nil
+        case .failure(let f):
+            log.debug("\(f)")
+            return f
+        }
+    }
+}

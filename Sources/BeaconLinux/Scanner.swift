@@ -141,14 +141,6 @@ public final class Scanner {
     }
 
     private func run(_ command: any HCICommand, tolerating: [HCIStatus] = []) -> HCICommandFailure? {
-        switch device.execute(command, timeoutMs: Self.commandTimeoutMs) {
-        case .success: return nil
-        case .failure(.status(let op, let st)) where tolerating.contains(st):
-            log.debug("\(op): \(st), not a failure here")
-            return nil
-        case .failure(let f):
-            log.debug("\(f)")
-            return f
-        }
+        device.run(command, timeoutMs: Self.commandTimeoutMs, tolerating: tolerating, log: log)
     }
 }

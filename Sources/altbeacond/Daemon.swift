@@ -265,27 +265,14 @@ func runDaemon(configPath: String) -> Int32 {
         writeStandardError(e.message + "\n")
         return e.code
     }
-    let missing = Capabilities.missingForBluetooth()
-    if !missing.isEmpty {
-        writeStandardError("altbeacond: permission denied: missing \(missing.joined(separator: " and ")); the beacon needs CAP_NET_RAW and CAP_NET_ADMIN (run as root, or with AmbientCapabilities=CAP_NET_RAW CAP_NET_ADMIN as deploy/altbeacond.service does)\n")
-        return ExitCode.permission
-    }
+    if let code = requireBluetoothCapabilities(for: "the beacon") { return code }
     let control: HCIControlSocket, monitor: HCIMonitorSocket, signals: SignalDescriptor
     do {
         control = try HCIControlSocket()
         monitor = try HCIMonitorSocket()
         signals = try SignalDescriptor(signals: [SIGTERM, SIGINT, SIGHUP])
     } catch {
-        if error.isPermission {
-            writeStandardError("altbeacond: permission denied opening the HCI sockets: needs CAP_NET_RAW and CAP_NET_ADMIN\n")
-            return ExitCode.permission
-        }
-        if error == Errno(EAFNOSUPPORT) {
-            writeStandardError("altbeacond: this kernel has no Bluetooth support (AF_BLUETOOTH): load the bluetooth module or enable CONFIG_BT\n")
-            return ExitCode.unavailable
-        }
-        writeStandardError("altbeacond: cannot open the HCI sockets: \(error)\n")
-        return ExitCode.failure
+        return reportSocketFailure(error)
     }
     let daemon = Daemon(configPath: configPath, config: config, control: control, monitor: monitor, signals: signals)
     return daemon.run()

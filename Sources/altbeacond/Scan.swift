@@ -116,12 +116,7 @@ final class ScanSession {
 }
 
 func scanCommand(adapter: String, timeoutSeconds: UInt32?, json: Bool) -> Int32 {
-    let needs = "CAP_NET_RAW and CAP_NET_ADMIN"
-    let missing = Capabilities.missingForBluetooth()
-    if !missing.isEmpty {
-        writeStandardError("altbeacond: permission denied: missing \(missing.joined(separator: " and ")); scanning needs \(needs) (run as root, or grant them with setcap/AmbientCapabilities)\n")
-        return ExitCode.permission
-    }
+    if let code = requireBluetoothCapabilities(for: "scanning") { return code }
     guard let index = parseAdapterIndex(adapter) else {
         writeStandardError("altbeacond: --adapter takes hciN, not '\(adapter)'\n")
         return ExitCode.usage
@@ -131,16 +126,7 @@ func scanCommand(adapter: String, timeoutSeconds: UInt32?, json: Bool) -> Int32 
         control = try HCIControlSocket()
         signals = try SignalDescriptor(signals: [SIGTERM, SIGINT])
     } catch {
-        if error.isPermission {
-            writeStandardError("altbeacond: permission denied opening the HCI sockets: needs \(needs)\n")
-            return ExitCode.permission
-        }
-        if error == Errno(EAFNOSUPPORT) {
-            writeStandardError("altbeacond: no Bluetooth adapter \(adapter): this kernel has no Bluetooth support (AF_BLUETOOTH)\n")
-            return ExitCode.unavailable
-        }
-        writeStandardError("altbeacond: cannot open the HCI sockets: \(error)\n")
-        return ExitCode.unavailable
+        return reportSocketFailure(error)
     }
     let log = Logger()
     let scanner: Scanner
