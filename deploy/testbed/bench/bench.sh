@@ -129,6 +129,7 @@ fault_loop() {
     else note "$name $k: not heard within 5 s after '$pat'"; fi
   done
   fig "fault_$name" $(stats "${times[@]}")
+  fig "rss_after_$name" "$(rss_now)"
   note "$name: logged $(grep -- "$pat" "$LOG" | tail -1 | sed 's/.*\(back on air after [^(]*\).*/\1/'); VmRSS now $(rss_now) KiB, $(tbd_fd_count) fds"
 }
 section "faults: $N of each against one altbeacond (check_interval_s = 1)"
@@ -145,6 +146,7 @@ _tb_sleep 1
 fd_after=$(tbd_fd_count) rss_after=$(tbd_rss_kb)
 fig leak_fd "$fd_before" "$fd_after"
 fig leak_rss_kb "$rss_before" "$rss_after"
+fig faults_hwm_kb "$(awk '/^VmHWM:/ {print $2}' /proc/$TB_DAEMON_PID/status)"
 
 section "edit-to-air"
 # --- 4. edit-to-air: sed -i a new major, time until the new payload is heard ---------------------
