@@ -116,9 +116,7 @@ public func spacedHex<C: Collection>(_ bytes: C) -> String where C.Element == UI
 
 /// 8-4-4-4-12 lowercase.
 public func formatUUID(_ bytes: [UInt8]) -> String {
-    let h = hexString(bytes)
-    guard h.count == 32 else { return h }
-    let c = Array(h)
-    return String(c[0..<8]) + "-" + String(c[8..<12]) + "-" + String(c[12..<16]) + "-"
-        + String(c[16..<20]) + "-" + String(c[20..<32])
+    guard bytes.count == 16 else { return hexString(bytes) }
+    return hexString(bytes[0..<4]) + "-" + hexString(bytes[4..<6]) + "-" + hexString(bytes[6..<8]) + "-"
+        + hexString(bytes[8..<10]) + "-" + hexString(bytes[10..<16])
 }

@@ -25,8 +25,14 @@ public struct Logger: Sendable {
 
     public func log(_ level: LogLevel, _ message: String) {
         guard level <= threshold else { return }
-        // One event, one line: fold embedded newlines so the journal keeps it whole.
-        let text = message.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: " | ")
+        // One event, one line: fold embedded newlines so the journal keeps it whole. Byte-wise,
+        // so logging never pulls in the stdlib's grapheme-breaking tables.
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(message.utf8.count)
+        for b in message.utf8 {
+            if b == 0x0a { bytes += [0x20, 0x7c, 0x20] } else { bytes.append(b) }
+        }
+        let text = String(decoding: bytes, as: UTF8.self)
         sink(journal ? "<\(level.rawValue)>\(text)\n" : "altbeacond: \(level.word): \(text)\n")
     }
     public func error(_ m: String) { log(.error, m) }
