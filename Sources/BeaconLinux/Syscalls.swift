@@ -90,22 +90,19 @@ public func environment(_ name: String) -> String? {
     return String(cString: p)
 }
 
-/// Writes to stderr, unbuffered, whole.
-public func writeStandardError(_ s: String) {
-    var bytes = Array(s.utf8)
+/// Writes all of `s` to `fd`, retrying EINTR and short writes; gives up silently on other errors
+/// (there is nowhere left to report them).
+private func writeAll(_ fd: Int32, _ s: String) {
+    var bytes = Array(s.utf8)[...]
     while !bytes.isEmpty {
-        let n = bytes.withUnsafeBytes { Glibc.write(2, $0.baseAddress, $0.count) }
+        let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
         if n < 0 { if errno == EINTR { continue }; return }
-        bytes.removeFirst(n)
+        bytes = bytes.dropFirst(n)
     }
 }
 
+/// Writes to stderr, unbuffered, whole.
+public func writeStandardError(_ s: String) { writeAll(2, s) }
+
 /// Writes to stdout, whole.
-public func writeStandardOutput(_ s: String) {
-    var bytes = Array(s.utf8)
-    while !bytes.isEmpty {
-        let n = bytes.withUnsafeBytes { Glibc.write(1, $0.baseAddress, $0.count) }
-        if n < 0 { if errno == EINTR { continue }; return }
-        bytes.removeFirst(n)
-    }
-}
+public func writeStandardOutput(_ s: String) { writeAll(1, s) }
