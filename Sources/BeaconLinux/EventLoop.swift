@@ -4,7 +4,9 @@ import Glibc
 /// The daemon's one event loop: poll(2) over file descriptors, with named one-shot timers folded
 /// into poll's timeout. Nothing runs between wakeups, so a healthy daemon is idle.
 public final class EventLoop {
-    private var sources: [(fd: Int32, handler: () -> Void)] = []
+    /// Keyed by the descriptor object, not its number: a descriptor closed elsewhere is still
+    /// found and removed, and a reused number never inherits an old handler.
+    private var sources: [(owner: ObjectIdentifier, fd: Int32, handler: () -> Void)] = []
     private var timers: [String: (deadline: Int64, handler: () -> Void)] = [:]
     private var stopped = false
     /// How many times poll returned: wakeups, for the benchmarks.
@@ -14,12 +16,12 @@ public final class EventLoop {
 
     public func watch(_ fd: FileDescriptor, _ handler: @escaping () -> Void) {
         unwatch(fd)
-        sources.append((fd.rawValue, handler))
+        sources.append((ObjectIdentifier(fd), fd.rawValue, handler))
     }
 
     public func unwatch(_ fd: FileDescriptor) {
-        let raw = fd.rawValue
-        sources.removeAll { $0.fd == raw }
+        let id = ObjectIdentifier(fd)
+        sources.removeAll { $0.owner == id }
     }
 
     /// Schedules (or reschedules) the timer `name` to fire once after `ms`.

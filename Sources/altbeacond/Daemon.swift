@@ -23,7 +23,6 @@ final class Daemon {
     var debouncer = Debouncer()
     var watchedDeviceFd: FileDescriptor?
     var lastStatus = ""
-    var exitCode = ExitCode.ok
 
     init(configPath: String, config: BeaconConfig, control: HCIControlSocket, monitor: HCIMonitorSocket,
          signals: SignalDescriptor) {
@@ -61,10 +60,11 @@ final class Daemon {
         notifier.notify("READY=1\nSTATUS=\(statusText)")
     }
 
+    /// Runs until SIGTERM/SIGINT; the adapter never ends it.
     func run() -> Int32 {
         start()
         loop.run()
-        return exitCode
+        return ExitCode.ok
     }
 
     // MARK: events
