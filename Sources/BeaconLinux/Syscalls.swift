@@ -90,15 +90,17 @@ public func environment(_ name: String) -> String? {
     return String(cString: p)
 }
 
-/// Writes all of `s` to `fd`, retrying EINTR and short writes; gives up silently on other errors
-/// (there is nowhere left to report them).
-private func writeAll(_ fd: Int32, _ s: String) {
+/// Writes all of `s` to `fd`, retrying EINTR and short writes. False when the descriptor refused
+/// (a closed pipe, say); callers with nowhere left to report it ignore that.
+@discardableResult
+public func writeAll(_ fd: Int32, _ s: String) -> Bool {
     var bytes = Array(s.utf8)[...]
     while !bytes.isEmpty {
         let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-        if n < 0 { if errno == EINTR { continue }; return }
+        if n < 0 { if errno == EINTR { continue }; return false }
         bytes = bytes.dropFirst(n)
     }
+    return true
 }
 
 /// Writes to stderr, unbuffered, whole.

@@ -102,16 +102,7 @@ final class ScanSession {
 
     /// Writes to stdout; a closed pipe (`| head`) ends the scan instead of being ignored.
     private func emit(_ s: String) {
-        var bytes = Array(s.utf8)[...]
-        while !bytes.isEmpty {
-            let n = bytes.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                finish()
-                return
-            }
-            bytes = bytes.dropFirst(n)
-        }
+        if !writeAll(1, s) { finish() }
     }
 }
 
