@@ -136,19 +136,33 @@ tb_gpio_level() { local v; read -r v <"$TB_GPIO_SYSFS/sim_gpio$1/value" && echo 
 # tb_gpio_sample N DURATION_MS [INTERVAL_MS]: samples line N (every 20 ms by default) and prints
 # "on", "off" or "blink <Hz> <duty%>" (levels as driven: with active_low LEDs, invert yourself)
 tb_gpio_sample() { "$TB_TOOLS/gpiosample" "$TB_GPIO_SYSFS/sim_gpio$1/value" "$2" "${3:-20}"; }
-# tb_gpio_consumer N: prints the consumer holding line N (e.g. altbeacond); empty if released
+# tb_gpio_consumer N: prints the consumer holding line N (e.g. altbeacond); empty if released.
+# libgpiod 1.x tools (bookworm) and 2.x tools (trixie, the aarch64 testbed) print it differently.
 tb_gpio_consumer() {
+  if _tb_gpiod_v2; then
+    gpioinfo -c "$TB_GPIOCHIP" "$1" | sed -n 's/.*consumer="\([^"]*\)".*/\1/p'
+    return
+  fi
   gpioinfo "$TB_GPIO_LABEL" | awk -v n="$1" '
     $1 == "line" && $2 == n":" {
       if (match($0, /"[^"]*"[ \t]+"[^"]*"/)) { s = substr($0, RSTART, RLENGTH); sub(/^"[^"]*"[ \t]+"/, "", s); sub(/"$/, "", s); print s }
       exit
     }'
 }
+# _tb_gpiod_v2: status 0 if the gpio tools are libgpiod 2.x
+_tb_gpiod_v2() {
+  [ -n "${_TB_GPIOD_V2:-}" ] || _TB_GPIOD_V2=$(gpioinfo --version 2>/dev/null | grep -q 'v2\.' && echo yes || echo no)
+  [ "$_TB_GPIOD_V2" = yes ]
+}
 # tb_gpio_pull N up|down: sets the simulated pull of line N (what an unrequested/input line reads)
 tb_gpio_pull() { echo "pull-$2" >"$TB_GPIO_SYSFS/sim_gpio$1/pull"; }
 # tb_hold_line N: holds line N (consumer gpioset) in the background, for a busy-line case
 tb_hold_line() {
-  gpioset --mode=signal "$TB_GPIO_LABEL" "$1=0" </dev/null >/dev/null 2>&1 &
+  if _tb_gpiod_v2; then
+    gpioset -c "$TB_GPIOCHIP" "$1=0" </dev/null >/dev/null 2>&1 &
+  else
+    gpioset --mode=signal "$TB_GPIO_LABEL" "$1=0" </dev/null >/dev/null 2>&1 &
+  fi
   echo $! >"$TB_STATE/hold.$1"
   local i
   for ((i = 0; i < 100; i++)); do [ -n "$(tb_gpio_consumer "$1")" ] && return 0; _tb_sleep 0.02; done

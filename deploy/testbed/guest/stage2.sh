@@ -2,7 +2,8 @@
 # altbeacond testbed: stage 2, runs in the guest as root, chrooted into the host root (read-only
 # 9p, tmpfs on /tmp and /run). Loads the Bluetooth and GPIO modules, makes the gpio-sim chip
 # (pinctrl-bcm2711, 28 lines GPIO0..GPIO27), starts btvirt in the requested flavour, waits for
-# hci0 and hci1, then runs the scenario with its output on ttyS1 (or a shell on the console).
+# hci0 and hci1, then runs the scenario with its output on TB_OUT (ttyS1; hvc0 on aarch64), or a
+# shell on the console.
 # Its exit status is the scenario's; stage 1 (/init) turns it into the TB-EXIT marker.
 run="$1"
 # shellcheck source=/dev/null
@@ -47,9 +48,9 @@ say "ready: $TB_GPIOCHIP (pinctrl-bcm2711), btvirt ${TB_FLAVOUR:-le}"
 if [ -n "${TB_SHELL:-}" ]; then
   say "interactive shell with the lib.sh helpers (tb_...); exit powers off"
   cd "$TB_REPO" || true
-  setsid -c bash --rcfile "$TB_REPO/deploy/testbed/lib.sh" -i <>/dev/ttyS0 >&0 2>&1
+  setsid -c bash --rcfile "$TB_REPO/deploy/testbed/lib.sh" -i <>"/dev/${TB_CONSOLE:-ttyS0}" >&0 2>&1
   exit 0
 fi
 
 cd /tmp || exit 125
-bash "$TB_SCENARIO" >/dev/ttyS1 2>&1
+bash "$TB_SCENARIO" >"/dev/${TB_OUT:-ttyS1}" 2>&1

@@ -1,0 +1,103 @@
+# shellcheck shell=bash
+# The arm64 build and test environment (SPEC §9), shared by deploy/build-arm64, deploy/test and the
+# aarch64 testbed: a Debian trixie arm64 chroot made with mmdebstrap and run under qemu-user
+# through binfmt_misc. The chroot is a cache outside the repo; the repo is bound into it at /src.
+# Environment:
+#   ALTBEACOND_ARM64_CACHE   cache directory (default $HOME/.cache/altbeacond-arm64)
+#   ALTBEACOND_ARM64_SUITE   Debian suite of the chroot (default trixie: it ships swiftlang 6.0.3)
+#   ALTBEACOND_ARM64_MIRROR  Debian mirror (default http://deb.debian.org/debian)
+
+ARM64_CACHE=${ALTBEACOND_ARM64_CACHE:-$HOME/.cache/altbeacond-arm64}
+ARM64_SUITE=${ALTBEACOND_ARM64_SUITE:-trixie}
+ARM64_MIRROR=${ALTBEACOND_ARM64_MIRROR:-http://deb.debian.org/debian}
+ARM64_CHROOT=$ARM64_CACHE/chroot
+# What the chroot holds: the Swift toolchain and the static libraries for the build; a kernel
+# toolchain for hci_vhci/gpio-sim; the testbed's userland (BlueZ tools and emulator, libgpiod tools,
+# busybox for the initramfs). Changing this list rebuilds the chroot.
+ARM64_PACKAGES=(
+  swiftlang libbluetooth-dev libgpiod-dev libc6-dev file binutils gcc make
+  linux-headers-arm64 kmod xz-utils
+  bluez bluez-test-tools gpiod rfkill util-linux procps busybox-static
+)
+
+arm64_log() { echo "arm64: $*" >&2; }
+arm64_die() { echo "arm64: error: $*" >&2; exit 1; }
+
+# arm64_step NAME CMD...: runs CMD and prints how long it took ("arm64: step NAME: 12 s")
+arm64_step() {
+  local name=$1 t0 rc=0
+  shift
+  t0=$(date +%s)
+  "$@" || rc=$?
+  arm64_log "step $name: $(( $(date +%s) - t0 )) s$([ "$rc" = 0 ] || echo ", FAILED ($rc)")"
+  return "$rc"
+}
+
+# arm64_binfmt: aarch64 executables run here through qemu-user (binfmt_misc, qemu-user-static)
+arm64_binfmt() {
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo=sudo
+  if [ ! -e /proc/sys/fs/binfmt_misc/register ]; then
+    $sudo mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc \
+      || arm64_die "cannot mount binfmt_misc (needed to run aarch64 programs under qemu-user)"
+  fi
+  if [ ! -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ]; then
+    $sudo update-binfmts --enable qemu-aarch64 >/dev/null 2>&1 || true
+  fi
+  arch-test arm64 >/dev/null 2>&1 \
+    || arm64_die "aarch64 programs do not run here (qemu-user-static + binfmt-support: deploy/install-deps)"
+}
+
+# arm64_chroot_ensure: makes the chroot once (mmdebstrap); later calls only check its stamp
+arm64_chroot_ensure() {
+  local want have tmp
+  want="$ARM64_SUITE ${ARM64_PACKAGES[*]}"
+  have=$(cat "$ARM64_CHROOT/.altbeacond-stamp" 2>/dev/null || true)
+  [ "$want" = "$have" ] && return 0
+  mkdir -p "$ARM64_CACHE"
+  tmp="$ARM64_CACHE/chroot.new"
+  arm64_umount_all "$tmp"
+  rm -rf "$tmp"
+  arm64_log "making the $ARM64_SUITE arm64 chroot (mmdebstrap; a few minutes): $ARM64_CHROOT"
+  local inc
+  inc=$(IFS=,; echo "${ARM64_PACKAGES[*]}")
+  # the host's apt sources are never touched: mmdebstrap fetches the suite into the chroot only.
+  # The package lists are kept so that later steps can apt-get download the kernel packages.
+  mmdebstrap --quiet --mode=root --arch=arm64 --variant=apt --include="$inc" \
+    --skip=cleanup/apt/lists --aptopt='Acquire::Retries "3"' \
+    "$ARM64_SUITE" "$tmp" "$ARM64_MIRROR" >&2 || arm64_die "mmdebstrap failed"
+  echo "$want" >"$tmp/.altbeacond-stamp"
+  arm64_umount_all "$ARM64_CHROOT"
+  rm -rf "$ARM64_CHROOT"
+  mv "$tmp" "$ARM64_CHROOT"
+}
+
+# arm64_umount_all DIR: unmounts everything below DIR (left over by an interrupted run)
+arm64_umount_all() {
+  local m
+  [ -d "$1" ] || return 0
+  for m in $(awk -v d="$1/" 'index($2 "/", d) == 1 {print $2}' /proc/self/mounts | sort -r); do
+    umount -l "$m" 2>/dev/null || true
+  done
+}
+
+# arm64_in_chroot SCRIPT: runs bash SCRIPT in the chroot as root, in /src (the repo), with /proc,
+# /sys and /dev mounted. Serialized by a lock: concurrent callers take turns.
+arm64_in_chroot() {
+  local script=$1 c=$ARM64_CHROOT repo rc=0
+  repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+  (
+    exec 8>"$ARM64_CACHE/.chroot-lock"
+    flock 8
+    arm64_umount_all "$c"
+    mkdir -p "$c/src"
+    trap 'arm64_umount_all "$c"' EXIT
+    mount -t proc proc "$c/proc" && mount -t sysfs sys "$c/sys" \
+      && mount --rbind /dev "$c/dev" && mount --make-rslave "$c/dev" \
+      && mount --bind "$repo" "$c/src" || arm64_die "cannot mount into the chroot"
+    chroot "$c" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb \
+      PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+      /bin/bash -c "cd /src && $script"
+  ) || rc=$?
+  return "$rc"
+}
