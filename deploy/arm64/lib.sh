@@ -33,19 +33,42 @@ arm64_step() {
   return "$rc"
 }
 
-# arm64_binfmt: aarch64 executables run here through qemu-user (binfmt_misc, qemu-user-static)
+# arm64_binfmt: aarch64 executables run here through qemu-user (binfmt_misc). bookworm's qemu-user
+# 7.2 deadlocks now and then in a child forked by a multithreaded program (swift-build's compiler
+# spawns hang in a futex for good), so the static qemu-aarch64 of qemu-user 10 from
+# bookworm-backports is unpacked into the cache (private apt lists: the host's apt configuration
+# is not touched) and registered as its own binfmt entry, which the kernel tries before Debian's.
+ARM64_QEMU_SUITE=${ALTBEACOND_ARM64_QEMU_SUITE:-bookworm-backports}
 arm64_binfmt() {
-  local sudo=""
+  local sudo="" q="$ARM64_CACHE/qemu" reg=/proc/sys/fs/binfmt_misc entry=altbeacond-aarch64
   [ "$(id -u)" -eq 0 ] || sudo=sudo
-  if [ ! -e /proc/sys/fs/binfmt_misc/register ]; then
-    $sudo mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc \
+  if [ ! -e "$reg/register" ]; then
+    $sudo mount -t binfmt_misc binfmt_misc "$reg" \
       || arm64_die "cannot mount binfmt_misc (needed to run aarch64 programs under qemu-user)"
   fi
-  if [ ! -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ]; then
-    $sudo update-binfmts --enable qemu-aarch64 >/dev/null 2>&1 || true
+  mkdir -p "$ARM64_CACHE"
+  if [ ! -x "$q/root/usr/bin/qemu-aarch64" ]; then
+    local a="$q/apt" opts
+    rm -rf "$q" && mkdir -p "$a/lists/partial" "$a/parts" "$a/cache/archives/partial" "$q/debs"
+    echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $ARM64_MIRROR $ARM64_QEMU_SUITE main" >"$a/sources.list"
+    opts=(-o "Dir::Etc::SourceList=$a/sources.list" -o "Dir::Etc::SourceParts=$a/parts" -o "Dir::State::Lists=$a/lists"
+          -o "Dir::Cache=$a/cache" -o "Debug::NoLocking=1" -o "APT::Sandbox::User=$(id -un)")
+    arm64_log "fetching qemu-user from $ARM64_QEMU_SUITE (static qemu-aarch64)"
+    apt-get "${opts[@]}" -q update >&2 && (cd "$q/debs" && apt-get "${opts[@]}" -q download qemu-user >&2) \
+      || arm64_die "cannot download qemu-user from $ARM64_QEMU_SUITE"
+    dpkg-deb -x "$q"/debs/qemu-user_*.deb "$q/root" && rm -rf "$q/debs" "$a"
+    file "$q/root/usr/bin/qemu-aarch64" | grep -q 'static' || arm64_die "$q/root/usr/bin/qemu-aarch64 is not static"
+  fi
+  local interp="$q/root/usr/bin/qemu-aarch64"
+  if ! grep -qx "interpreter $interp" "$reg/$entry" 2>/dev/null; then
+    [ ! -e "$reg/$entry" ] || echo -1 | $sudo tee "$reg/$entry" >/dev/null
+    # ELF64, little endian, EM_AARCH64 (Debian's qemu-aarch64 magic and mask); F: the interpreter
+    # is opened now, so it works inside chroots; P: argv[0] is kept
+    printf ':%s:M::\\x7fELF\\x02\\x01\\x01\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x02\\x00\\xb7\\x00:\\xff\\xff\\xff\\xff\\xff\\xff\\xff\\x00\\xff\\xff\\xff\\xff\\xff\\xff\\xff\\xff\\xfe\\xff\\xff\\xff:%s:FP\n' \
+      "$entry" "$interp" | $sudo tee "$reg/register" >/dev/null || arm64_die "cannot register $interp with binfmt_misc"
   fi
   arch-test arm64 >/dev/null 2>&1 \
-    || arm64_die "aarch64 programs do not run here (qemu-user-static + binfmt-support: deploy/install-deps)"
+    || arm64_die "aarch64 programs do not run here (binfmt_misc with $interp)"
 }
 
 # arm64_chroot_ensure: makes the chroot once (mmdebstrap); later calls only check its stamp
@@ -63,7 +86,8 @@ arm64_chroot_ensure() {
   inc=$(IFS=,; echo "${ARM64_PACKAGES[*]}")
   # the host's apt sources are never touched: mmdebstrap fetches the suite into the chroot only.
   # The package lists are kept so that later steps can apt-get download the kernel packages.
-  mmdebstrap --quiet --mode=root --arch=arm64 --variant=apt --include="$inc" \
+  # INITRD=No: the kernel that linux-headers-arm64 pulls in needs no initramfs here (saves minutes)
+  INITRD=No mmdebstrap --quiet --mode=root --arch=arm64 --variant=apt --include="$inc" \
     --skip=cleanup/apt/lists --aptopt='Acquire::Retries "3"' \
     "$ARM64_SUITE" "$tmp" "$ARM64_MIRROR" >&2 || arm64_die "mmdebstrap failed"
   echo "$want" >"$tmp/.altbeacond-stamp"
