@@ -15,7 +15,7 @@ ARM64_CHROOT=$ARM64_CACHE/chroot
 # toolchain for hci_vhci/gpio-sim; the testbed's userland (BlueZ tools and emulator, libgpiod tools,
 # busybox for the initramfs). Changing this list rebuilds the chroot.
 ARM64_PACKAGES=(
-  swiftlang libbluetooth-dev libgpiod-dev libc6-dev file binutils gcc make
+  swiftlang libbluetooth-dev libgpiod-dev libc6-dev libstdc++-14-dev file binutils gcc make
   linux-headers-arm64 kmod xz-utils
   bluez bluez-test-tools gpiod rfkill util-linux procps busybox-static
 )
@@ -78,6 +78,16 @@ arm64_chroot_ensure() {
   have=$(cat "$ARM64_CHROOT/.altbeacond-stamp" 2>/dev/null || true)
   [ "$want" = "$have" ] && return 0
   mkdir -p "$ARM64_CACHE"
+  if [ "${have%% *}" = "$ARM64_SUITE" ] && [ -x "$ARM64_CHROOT/usr/bin/apt-get" ]; then
+    # same suite, other packages: install what is missing instead of starting again
+    arm64_log "adding packages to the chroot: ${ARM64_PACKAGES[*]}"
+    if arm64_in_chroot "export DEBIAN_FRONTEND=noninteractive INITRD=No; apt-get install -y -q --no-install-recommends ${ARM64_PACKAGES[*]} \
+        || { apt-get update -q && apt-get install -y -q --no-install-recommends ${ARM64_PACKAGES[*]}; }" >&2; then
+      echo "$want" >"$ARM64_CHROOT/.altbeacond-stamp"
+      return 0
+    fi
+    arm64_log "could not add the packages: making the chroot again"
+  fi
   tmp="$ARM64_CACHE/chroot.new"
   arm64_umount_all "$tmp"
   rm -rf "$tmp"

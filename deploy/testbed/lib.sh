@@ -156,14 +156,20 @@ _tb_gpiod_v2() {
 }
 # tb_gpio_pull N up|down: sets the simulated pull of line N (what an unrequested/input line reads)
 tb_gpio_pull() { echo "pull-$2" >"$TB_GPIO_SYSFS/sim_gpio$1/pull"; }
+# tb_gpioset_hold N LEVEL: gpioset drives line N to LEVEL and holds it, in the background, until
+# killed; sets TB_GPIOSET_PID (call it directly, not in $(...)). libgpiod 1.x or 2.x tools.
+tb_gpioset_hold() {
+  if _tb_gpiod_v2; then
+    gpioset -c "$TB_GPIOCHIP" "$1=$2" </dev/null >/dev/null 2>&1 &
+  else
+    gpioset --mode=signal "$TB_GPIO_LABEL" "$1=$2" </dev/null >/dev/null 2>&1 &
+  fi
+  TB_GPIOSET_PID=$!
+}
 # tb_hold_line N: holds line N (consumer gpioset) in the background, for a busy-line case
 tb_hold_line() {
-  if _tb_gpiod_v2; then
-    gpioset -c "$TB_GPIOCHIP" "$1=0" </dev/null >/dev/null 2>&1 &
-  else
-    gpioset --mode=signal "$TB_GPIO_LABEL" "$1=0" </dev/null >/dev/null 2>&1 &
-  fi
-  echo $! >"$TB_STATE/hold.$1"
+  tb_gpioset_hold "$1" 0
+  echo "$TB_GPIOSET_PID" >"$TB_STATE/hold.$1"
   local i
   for ((i = 0; i < 100; i++)); do [ -n "$(tb_gpio_consumer "$1")" ] && return 0; _tb_sleep 0.02; done
   return 1

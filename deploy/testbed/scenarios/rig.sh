@@ -29,8 +29,8 @@ air() {  # the study guide on hci0, heard on hci1
 gpio() {
   local pid i
   [ "$(tb_gpio_level 17)" = 0 ] || tb_fail "GPIO17 not low at start"
-  gpioset --mode=signal pinctrl-bcm2711 17=1 &
-  pid=$!
+  tb_gpioset_hold 17 1
+  pid=$TB_GPIOSET_PID
   for ((i = 0; i < 100; i++)); do [ "$(tb_gpio_level 17)" = 1 ] && break; _tb_sleep 0.02; done
   [ "$(tb_gpio_level 17)" = 1 ] || tb_fail "GPIO17 set by gpioset does not read back 1"
   [ "$(tb_gpio_consumer 17)" = gpioset ] || tb_fail "consumer of GPIO17 is '$(tb_gpio_consumer 17)'"
