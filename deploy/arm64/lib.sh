@@ -17,7 +17,7 @@ ARM64_CHROOT=$ARM64_CACHE/chroot
 ARM64_PACKAGES=(
   swiftlang libbluetooth-dev libgpiod-dev libc6-dev libstdc++-14-dev file binutils gcc make
   linux-headers-arm64 kmod xz-utils
-  bluez bluez-test-tools gpiod rfkill util-linux procps busybox-static
+  bluez bluez-test-tools gpiod rfkill util-linux procps busybox-static python3-minimal
 )
 
 arm64_log() { echo "arm64: $*" >&2; }

@@ -166,6 +166,14 @@ tb_gpioset_hold() {
   fi
   TB_GPIOSET_PID=$!
 }
+# tb_gpioset_for N LEVEL MS: gpioset drives line N to LEVEL for about MS, then exits
+tb_gpioset_for() {
+  if _tb_gpiod_v2; then
+    gpioset -c "$TB_GPIOCHIP" -p "${3}ms" -t 0 "$1=$2"
+  else
+    gpioset --mode=time --usec=$(($3 * 1000)) "$TB_GPIO_LABEL" "$1=$2"
+  fi
+}
 # tb_hold_line N: holds line N (consumer gpioset) in the background, for a busy-line case
 tb_hold_line() {
   tb_gpioset_hold "$1" 0

@@ -66,11 +66,11 @@ on_air bluetoothd; tb_bluetoothd_start || tb_fail "bluetoothd did not start"
 blink() {  # line high_ms low_ms cycles
   local i
   for ((i = 0; i < $4; i++)); do
-    gpioset --mode=time --usec=$(($2 * 1000)) pinctrl-bcm2711 "$1=1"
-    gpioset --mode=time --usec=$(($3 * 1000)) pinctrl-bcm2711 "$1=0"
+    tb_gpioset_for "$1" 1 "$2"
+    tb_gpioset_for "$1" 0 "$3"
   done
 }
-tb_log "sampler, steady high: $(gpioset --mode=time --sec=2 pinctrl-bcm2711 4=1 & _tb_sleep 0.3; tb_gpio_sample 4 1000)"
+tb_log "sampler, steady high: $(tb_gpioset_for 4 1 2000 & _tb_sleep 0.3; tb_gpio_sample 4 1000)"
 blink 5 800 200 6 & bp=$!
 r=$(tb_gpio_sample 5 4000); wait $bp
 tb_log "sampler, 800 ms on / 200 ms off: $r"
