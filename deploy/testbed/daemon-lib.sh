@@ -56,6 +56,9 @@ tbd_wait_log() {
 tbd_fd_count() { ls "/proc/$TB_DAEMON_PID/fd" | wc -l; }
 # tbd_rss_kb: resident memory of the daemon in KiB
 tbd_rss_kb() { awk '/^VmRSS:/ {print $2}' "/proc/$TB_DAEMON_PID/status"; }
+# tbd_anon_kb: its anonymous resident memory (heap, stacks) in KiB: what a leak grows. VmRSS also
+# counts the static binary's code pages, which grow as new code paths run for the first time.
+tbd_anon_kb() { awk '/^RssAnon:/ {print $2}' "/proc/$TB_DAEMON_PID/status"; }
 # tbd_alive: fails the scenario if the daemon has exited
 tbd_alive() { _tb_alive "$TB_DAEMON_PID" || { tbd_dump; tb_fail "altbeacond exited"; }; }
 # tbd_assert_off_air [MS]: fails (with the daemon's log) if the rig beacon is heard within MS (1500)

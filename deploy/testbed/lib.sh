@@ -151,7 +151,7 @@ tb_gpio_consumer() {
 }
 # _tb_gpiod_v2: status 0 if the gpio tools are libgpiod 2.x
 _tb_gpiod_v2() {
-  [ -n "${_TB_GPIOD_V2:-}" ] || _TB_GPIOD_V2=$(gpioinfo --version 2>/dev/null | grep -q 'v2\.' && echo yes || echo no)
+  [ -n "${_TB_GPIOD_V2:-}" ] || _TB_GPIOD_V2=$(gpioinfo --version 2>/dev/null | head -1 | grep -q ' v2\.' && echo yes || echo no)
   [ "$_TB_GPIOD_V2" = yes ]
 }
 # tb_gpio_pull N up|down: sets the simulated pull of line N (what an unrequested/input line reads)
