@@ -25,7 +25,7 @@ mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 modprobe -d "$TB_KROOT" -S "$TB_KVER" -a configfs gpio-sim hci_vhci \
   algif_skcipher algif_hash aes_generic ecb cmac || { say "modprobe failed"; exit 125; }
 say "modules loaded"
-mount -t configfs configfs /sys/kernel/config || { say "configfs mount failed"; exit 125; }
+mountpoint -q /sys/kernel/config || mount -t configfs configfs /sys/kernel/config || { say "configfs mount failed"; exit 125; }
 
 # gpio-sim chip like a Pi 4's: label pinctrl-bcm2711, 28 lines named GPIO0..GPIO27
 sim=/sys/kernel/config/gpio-sim/pi
@@ -38,12 +38,21 @@ echo 1 >"$sim/live" || { say "gpio-sim chip did not go live"; exit 125; }
 chip=$(cat "$sim/bank0/chip_name")
 export TB_GPIOCHIP="/dev/$chip"
 export TB_GPIO_SYSFS="/sys/devices/platform/$(cat "$sim/dev_name")/$chip"
+echo "$TB_GPIOCHIP" >"$TB_STATE/gpiochip"
+echo "$TB_GPIO_SYSFS" >"$TB_STATE/gpiosysfs"
 
 say "gpio-sim chip $chip live"
 # shellcheck source=../lib.sh
 . "$TB_REPO/deploy/testbed/lib.sh"
 tb_btvirt_start "${TB_FLAVOUR:-le}" || { say "btvirt did not give hci0 and hci1"; exit 125; }
 say "ready: $TB_GPIOCHIP (pinctrl-bcm2711), btvirt ${TB_FLAVOUR:-le}"
+
+if [ -n "${TB_RIG_ONLY:-}" ]; then
+  # under systemd (guest/systemd-prep.sh): the rig is a oneshot unit; the scenario is another.
+  # The unit's SupplementaryGroups=gpio gives the chip, as udev does on Raspberry Pi OS.
+  chgrp gpio "$TB_GPIOCHIP" && chmod 660 "$TB_GPIOCHIP"
+  exit 0
+fi
 
 if [ -n "${TB_SHELL:-}" ]; then
   say "interactive shell with the lib.sh helpers (tb_...); exit powers off"
