@@ -64,4 +64,19 @@ Type=oneshot
 Environment=TB_RUN=$run TB_STATE=/run/altbeacond-testbed TB_BOOT=$boot HOME=/tmp LANG=C.UTF-8
 ExecStart=/bin/bash -c '. $run/env; export TB_GPIOCHIP=\$(cat /run/altbeacond-testbed/gpiochip); export TB_GPIO_SYSFS=\$(cat /run/altbeacond-testbed/gpiosysfs); cd /tmp; bash \$TB_SCENARIO >$out 2>&1; rc=\$?; [ "\$rc" = 99 ] && { echo TB-REBOOT >$out; systemctl reboot; exit 0; }; echo TB-EXIT:\$rc >$out; systemctl poweroff -ff'
 UNIT
-# the target's services are started once, in this order; nothing else is enabled that matters
+# TB_BOOT_UNIT=studyguide (deploy/bench): the study guide's lines as a oneshot unit instead of
+# altbeacond, ordered the same way, to compare boot-to-air in the same guest
+if [ "${TB_BOOT_UNIT:-}" = studyguide ]; then
+  ln -sf /dev/null "$u/altbeacond.service"
+  cat >"$u/studyguide-beacon.service" <<UNIT
+[Unit]
+Description=the study guide's hciconfig/hcitool lines, as a oneshot unit
+After=altbeacond-testbed-rig.service
+Before=altbeacond-testbed-scenario.service
+[Service]
+Type=oneshot
+RemainAfterExit=yes
+ExecStart=/bin/bash -c '. $run/env; . \$TB_REPO/deploy/testbed/lib.sh; tb_studyguide_start hci0'
+UNIT
+  sed -i 's/^Wants=.*/& studyguide-beacon.service/' "$u/altbeacond-testbed.target"
+fi
