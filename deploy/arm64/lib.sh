@@ -129,9 +129,41 @@ arm64_in_chroot() {
     mount -t proc proc "$c/proc" && mount -t sysfs sys "$c/sys" \
       && mount --rbind /dev "$c/dev" && mount --make-rslave "$c/dev" \
       && mount --bind "$repo" "$c/src" || arm64_die "cannot mount into the chroot"
-    chroot "$c" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb \
+    arm64_guarded chroot "$c" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb \
       PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
       /bin/bash -c "cd /src && $script"
   ) || rc=$?
+  return "$rc"
+}
+
+# arm64_guarded CMD...: runs CMD in a session of its own and watches the CPU time of everything in
+# that session. Emulated programs that deadlock (see arm64_binfmt) sit at zero CPU for good: after
+# ARM64_STALL_S (default 240) seconds without any progress the session is killed and CMD runs again
+# (builds are incremental), twice at most. Returns CMD's status.
+arm64_guarded() {
+  local try rc sidfile sid last now idle stall=${ARM64_STALL_S:-240} pid
+  sidfile=$(mktemp)
+  for try in 1 2 3; do
+    setsid bash -c 'echo $$ >"$0"; exec "$@"' "$sidfile" "$@" &
+    pid=$!
+    sid="" last=-1 idle=0
+    while kill -0 "$pid" 2>/dev/null; do
+      sleep 2
+      [ -n "$sid" ] || sid=$(cat "$sidfile" 2>/dev/null)
+      [ -n "$sid" ] || continue
+      # utime+stime (fields 14, 15) of every process of the session (field 6)
+      now=$(cat /proc/[0-9]*/stat 2>/dev/null | awk -v s="$sid" '$6 == s {t += $14 + $15} END {print t + 0}')
+      if [ "$now" = "$last" ]; then idle=$((idle + 2)); else idle=0 last=$now; fi
+      if [ "$idle" -ge "$stall" ]; then
+        arm64_log "no CPU progress for ${stall} s (an emulated process deadlocked?): killing the run, attempt $try of 3"
+        for p in $(awk -v s="$sid" '$6 == s {print $1}' /proc/[0-9]*/stat 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
+        break
+      fi
+    done
+    rc=0
+    wait "$pid" || rc=$?
+    [ "$idle" -ge "$stall" ] || break
+  done
+  rm -f "$sidfile"
   return "$rc"
 }
