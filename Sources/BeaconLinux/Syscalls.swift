@@ -59,6 +59,9 @@ public final class FileDescriptor: @unchecked Sendable {
     }
     deinit { close() }
 
+    /// Gives up ownership without closing (the caller closed it and checked the result).
+    public func forget() { rawValue = -1 }
+
     public func read(into buffer: inout [UInt8]) throws(Errno) -> Int {
         let fd = rawValue
         return try syscall { buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) } }

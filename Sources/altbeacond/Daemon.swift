@@ -9,6 +9,11 @@ final class Daemon {
     var config: BeaconConfig
     /// The last refused edit (or a deleted file): the old beacon stays on air meanwhile.
     var refusedEdit: String?
+    /// Where the last good config is kept (SPEC §6), and its bytes as stored (nil: none yet).
+    var lastGood: StateFile?
+    var storedLastGood: [UInt8]?
+    /// The applied file's bytes, stored once the beacon has been armed at start.
+    var pendingStore: [UInt8]?
     let log = Logger()
     let loop = EventLoop()
     let control: HCIControlSocket
@@ -58,6 +63,9 @@ final class Daemon {
         if let ms = notifier.watchdogIntervalMs { scheduleWatchdogPing(everyMs: ms) }
         handle(.start)
         notifier.notify("READY=1\nSTATUS=\(statusText)")
+        // After arming: the fsyncs of the state file must not delay the beacon.
+        if let bytes = pendingStore { storeLastGood(bytes) }
+        pendingStore = nil
     }
 
     /// Runs until SIGTERM/SIGINT; the adapter never ends it.
@@ -258,12 +266,37 @@ func describe(_ b: BeaconIdentity) -> String {
 }
 
 func runDaemon(configPath: String) -> Int32 {
+    let log = Logger()
+    let stateFile = StateFile(directory: LastGoodConfig.directory(environment: environment("STATE_DIRECTORY")),
+                              name: LastGoodConfig.fileName)
+    let stored: [UInt8]?
+    do {
+        stored = try stateFile.read()
+    } catch {
+        log.warning("cannot read the last good config \(stateFile.path): \(error)")
+        stored = nil
+    }
+    let loaded = loadConfig(path: configPath)
     let config: BeaconConfig
-    switch loadConfig(path: configPath) {
-    case .success(let c): config = c
-    case .failure(let e):
+    var refusal: String?
+    let (start, storedProblem) = LastGoodConfig.start(file: try? loaded.get().config, stored: stored, storedPath: stateFile.path)
+    if let storedProblem {
+        log.warning("ignoring the stored last good config, which no longer parses: \(storedProblem.headline)")
+    }
+    switch (start, loaded) {
+    case (.file(let c), _):
+        config = c
+    case (.lastGood(let c), .failure(let e)):
+        log.error("config file refused at start: \(e.message)")
+        log.notice("putting the last good config on air instead (\(stateFile.path)); fix \(configPath) and it is applied as any edit")
+        config = c
+        refusal = firstLine(e.message)
+    case (_, .failure(let e)):
         writeStandardError(e.message + "\n")
+        if stored == nil { log.notice("no last good config in \(stateFile.directory) to fall back on") }
         return e.code
+    case (_, .success(let l)):
+        config = l.config   // unreachable: a good file always wins
     }
     if let code = requireBluetoothCapabilities(for: "the beacon") { return code }
     let control: HCIControlSocket, monitor: HCIMonitorSocket, signals: SignalDescriptor
@@ -275,5 +308,9 @@ func runDaemon(configPath: String) -> Int32 {
         return reportSocketFailure(error)
     }
     let daemon = Daemon(configPath: configPath, config: config, control: control, monitor: monitor, signals: signals)
+    daemon.refusedEdit = refusal
+    daemon.lastGood = stateFile
+    daemon.storedLastGood = storedProblem == nil ? stored : nil
+    daemon.pendingStore = try? loaded.get().bytes
     return daemon.run()
 }

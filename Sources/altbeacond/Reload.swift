@@ -26,8 +26,9 @@ extension Daemon {
         loop.cancel("reload")
         switch loadConfig(path: configPath) {
         case .failure(let e):
-            let first = e.message.split(separator: "\n").first.map(String.init) ?? e.message
-            if refusedEdit != first {
+            let first = firstLine(e.message)
+            // Compared byte for byte: String == normalizes, which is slow on hostile text.
+            if !(refusedEdit?.utf8.elementsEqual(first.utf8) ?? false) {
                 log.error("config edit refused, keeping the beacon on air: \(e.message)")
             }
             refusedEdit = first
@@ -35,9 +36,23 @@ extension Daemon {
         case .success(let new):
             let hadRefusal = refusedEdit != nil
             refusedEdit = nil
-            apply(new)
+            apply(new.config)
             if hadRefusal { log.notice("config accepted again: \(configPath)") }
+            storeLastGood(new.bytes)
             refreshHealth()
+        }
+    }
+
+    /// SPEC §6: keeps the applied file's bytes in the state directory, written only when they
+    /// differ from the stored copy. A directory that cannot be written is a warning, never a failure.
+    func storeLastGood(_ bytes: [UInt8]) {
+        guard let lastGood, LastGoodConfig.needsWrite(applied: bytes, stored: storedLastGood) else { return }
+        do {
+            try lastGood.write(bytes)
+            storedLastGood = bytes
+            log.info("stored the applied config as the last good one: \(lastGood.path)")
+        } catch {
+            log.warning("cannot store the last good config in \(lastGood.path) (\(error)); the beacon goes on, but a config file refused at the next start will have no fallback")
         }
     }
 
@@ -73,4 +88,10 @@ extension Daemon {
             handle(.configChanged(scope))
         }
     }
+}
+
+/// The first line of a message (the diagnostic's headline), by bytes.
+func firstLine(_ s: String) -> String {
+    guard let nl = s.utf8.firstIndex(of: 0x0A) else { return s }
+    return String(s[..<nl])
 }

@@ -7,8 +7,9 @@ enum ConfigSchema {
         ("watchdog", ["check_interval_s"]),
     ]
 
+    /// Compared byte for byte (TOML keys are scalar sequences; see `sameKey`).
     static func keys(of table: String) -> [String]? {
-        tables.first { $0.name == table }?.keys
+        tables.first { sameKey($0.name, table) }?.keys
     }
 
     static var allKeys: [String] {
@@ -45,8 +46,8 @@ struct ConfigValidator {
                 report("expected a table for \(e.key), found \(e.value.typeDescription)", at: e.valuePosition)
                 continue
             }
-            for k in t.entries where !keys.contains(k.key) { reportUnknown(table: e.key, entry: k) }
-            tables[e.key] = t
+            for k in t.entries where !keys.contains(where: { sameKey($0, k.key) }) { reportUnknown(table: e.key, entry: k) }
+            tables[e.key] = t   // e.key is byte-equal to a schema name here
         }
         let beacon = root.entry("beacon") == nil || tables["beacon"] != nil ? readBeacon(tables["beacon"]) : nil
         let bluetooth = readBluetooth(tables["bluetooth"] ?? TOMLTable())
@@ -233,8 +234,9 @@ func parseUUID(_ s: String) -> [UInt8]? {
 
 /// "hciN", N in 0...65535 written without leading zeros.
 func parseAdapter(_ s: String) -> UInt16? {
-    guard s.hasPrefix("hci") else { return nil }
-    let digits = Array(s.utf8.dropFirst(3))
+    let u = Array(s.utf8)
+    guard u.count > 3, u[0] == UInt8(ascii: "h"), u[1] == UInt8(ascii: "c"), u[2] == UInt8(ascii: "i") else { return nil }
+    let digits = Array(u.dropFirst(3))
     guard !digits.isEmpty, digits.count <= 5, digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
     if digits.count > 1, digits[0] == 0x30 { return nil }
     var n = 0

@@ -1,4 +1,10 @@
-// Unknown keys and tables, with a "did you mean" from edit distance.
+// Unknown keys and tables, with a "did you mean" from edit distance. Keys are compared as
+// TOML says, scalar for scalar (byte for byte in UTF-8), never with String's `==`, `hasPrefix`
+// or `hasSuffix`: those use canonical equivalence, which is not TOML's equality, and whose
+// normalization takes superlinear time on long runs of combining marks.
+
+/// TOML key equality: the same sequence of Unicode scalars.
+func sameKey(_ a: String, _ b: String) -> Bool { a.utf8.elementsEqual(b.utf8) }
 
 extension ConfigValidator {
     /// An entry the schema does not know. `table` is nil for entries of the root table.
@@ -24,36 +30,46 @@ extension ConfigValidator {
         if let table, let keys = ConfigSchema.keys(of: table), let k = closest(key, among: keys) {
             return "`\(table).\(k)`"
         }
-        let everywhere = ConfigSchema.allKeys
-        if let exact = everywhere.first(where: { $0.hasSuffix("." + key) }) { return "`\(exact)`" }
-        let lastParts = everywhere.map { String($0.split(separator: ".").last ?? "") }
-        if let k = closest(key, among: lastParts), let full = everywhere.first(where: { $0.hasSuffix("." + k) }) {
-            return "`\(full)`"
+        for t in ConfigSchema.tables {
+            if let k = t.keys.first(where: { sameKey($0, key) }) { return "`\(t.name).\(k)`" }
+        }
+        let lastParts = ConfigSchema.tables.flatMap(\.keys)
+        if let k = closest(key, among: lastParts), let t = ConfigSchema.tables.first(where: { $0.keys.contains(k) }) {
+            return "`\(t.name).\(k)`"
         }
         if table == nil, let t = closest(key, among: ConfigSchema.tables.map(\.name)) { return "[\(t)]" }
         return nil
     }
 }
 
-/// The candidate nearest to `word`, if near enough to be a likely typo.
+/// Scalars with ASCII letters folded to lower case (the schema's names are ASCII).
+private func foldedScalars(_ s: String) -> [Unicode.Scalar] {
+    s.unicodeScalars.map { $0.value >= 0x41 && $0.value <= 0x5A ? Unicode.Scalar($0.value + 0x20)! : $0 }
+}
+
+/// The candidate nearest to `word`, if near enough to be a likely typo. Linear in `word`.
 func closest(_ word: String, among candidates: [String]) -> String? {
-    let w = word.lowercased()
-    var best: (String, Int)?
+    let w = foldedScalars(word)
+    var best: (String, [Unicode.Scalar], Int)?
     for c in candidates {
-        let d = editDistance(w, c)
-        if d < (best?.1 ?? Int.max) { best = (c, d) }
+        let cs = Array(c.unicodeScalars)
+        let d = editDistance(w, cs)
+        if d < (best?.2 ?? Int.max) { best = (c, cs, d) }
     }
-    guard let (c, d) = best else { return nil }
-    let limit = max(2, min(w.count, c.count) / 2)
+    guard let (c, cs, d) = best else { return nil }
+    let limit = max(2, min(w.count, cs.count) / 2)
     if d <= limit { return c }
-    if w.count >= 3, c.hasPrefix(w) || w.hasPrefix(c) { return c }
+    if w.count >= 3, cs.starts(with: w) || w.starts(with: cs) { return c }
     return nil
+}
+
+func editDistance(_ a: String, _ b: String) -> Int {
+    editDistance(Array(a.unicodeScalars), Array(b.unicodeScalars))
 }
 
 /// Levenshtein distance over Unicode scalars; inputs longer than 64 scalars are not compared
 /// (keys that long are no typo of ours), so the cost stays bounded.
-func editDistance(_ a: String, _ b: String) -> Int {
-    let x = Array(a.unicodeScalars), y = Array(b.unicodeScalars)
+func editDistance(_ x: [Unicode.Scalar], _ y: [Unicode.Scalar]) -> Int {
     if x.count > 64 || y.count > 64 { return Int.max / 2 }
     if x.isEmpty { return y.count }
     if y.isEmpty { return x.count }

@@ -47,7 +47,8 @@ struct TOMLTreeBuilder {
         var position: SourcePosition
         var depth: Int
         var entries: [Entry] = []
-        var index: [String: Int] = [:]
+        /// By UTF-8 bytes, never by String: keys are equal only when their scalars are.
+        var index: [[UInt8]: Int] = [:]
     }
 
     let source: SourceText
@@ -122,7 +123,7 @@ struct TOMLTreeBuilder {
         }
         let id = nodes.count
         nodes.append(Node(parent: parent, key: key, origin: origin, position: position, depth: depth))
-        nodes[parent].index[key] = nodes[parent].entries.count
+        nodes[parent].index[Array(key.utf8)] = nodes[parent].entries.count
         nodes[parent].entries.append(Entry(key: key, keyPosition: keyPosition, slot: .table(id), valuePosition: position))
         return id
     }
@@ -136,7 +137,7 @@ struct TOMLTreeBuilder {
         var t = 0
         for (n, (key, kp)) in path.enumerated() {
             let last = n == path.count - 1
-            guard let k = nodes[t].index[key] else {
+            guard let k = nodes[t].index[Array(key.utf8)] else {
                 t = try newTable(in: t, key: key, keyPosition: kp,
                                  origin: last ? .header : .implicitByHeader, position: last ? open : kp)
                 continue
@@ -163,7 +164,7 @@ struct TOMLTreeBuilder {
     mutating func assign(_ path: [(String, SourcePosition)], _ value: TOMLValue, at vp: SourcePosition, in table: Int) throws(ConfigDiagnostic) {
         var t = table
         for (key, kp) in path.dropLast() {
-            guard let k = nodes[t].index[key] else {
+            guard let k = nodes[t].index[Array(key.utf8)] else {
                 t = try newTable(in: t, key: key, keyPosition: kp, origin: .dottedKeys, position: kp)
                 continue
             }
@@ -176,11 +177,11 @@ struct TOMLTreeBuilder {
             t = child
         }
         guard let (key, kp) = path.last else { throw internalError(at: vp) }
-        if let k = nodes[t].index[key] {
+        if let k = nodes[t].index[Array(key.utf8)] {
             let name = displayKey(pathOf(t) + [key])
             throw source.diagnostic("duplicate key `\(name)` (first defined on line \(nodes[t].entries[k].keyPosition.line))", at: kp)
         }
-        nodes[t].index[key] = nodes[t].entries.count
+        nodes[t].index[Array(key.utf8)] = nodes[t].entries.count
         nodes[t].entries.append(Entry(key: key, keyPosition: kp, slot: .scalar(value), valuePosition: vp))
     }
 

@@ -30,7 +30,10 @@ public struct TOMLTable: Equatable, Sendable {
     /// The root table is at 1:1.
     public var position: SourcePosition
     public private(set) var entries: [Entry] = []
-    private var index: [String: Int] = [:]
+    /// Keyed by UTF-8 bytes: TOML keys are equal only when their scalars are (String's `==` and
+    /// hashing use canonical equivalence, and normalizing costs superlinear time on long runs of
+    /// combining marks).
+    private var index: [[UInt8]: Int] = [:]
 
     public init(position: SourcePosition = .start) {
         self.position = position
@@ -41,7 +44,7 @@ public struct TOMLTable: Equatable, Sendable {
     public var keys: [String] { entries.map(\.key) }
 
     public func entry(_ key: String) -> Entry? {
-        guard let k = index[key] else { return nil }
+        guard let k = index[Array(key.utf8)] else { return nil }
         return entries[k]
     }
 
@@ -51,8 +54,9 @@ public struct TOMLTable: Equatable, Sendable {
     @discardableResult
     public mutating func insert(_ key: String, _ value: TOMLValue,
                                 keyPosition: SourcePosition, valuePosition: SourcePosition) -> Bool {
-        guard index[key] == nil else { return false }
-        index[key] = entries.count
+        let bytes = Array(key.utf8)
+        guard index[bytes] == nil else { return false }
+        index[bytes] = entries.count
         entries.append(Entry(key: key, keyPosition: keyPosition, value: value, valuePosition: valuePosition))
         return true
     }

@@ -1,0 +1,56 @@
+import Glibc
+
+/// A small file in the daemon's state directory, replaced atomically: written to a temp file
+/// in the same directory, fsync'd, renamed over the old one, then the directory fsync'd, so a
+/// power cut leaves either the old or the new content, never a mix or an empty file.
+public struct StateFile: Sendable {
+    public let directory: String
+    public let name: String
+
+    public init(directory: String, name: String) {
+        self.directory = directory
+        self.name = name
+    }
+
+    public var path: String { directory + "/" + name }
+    var temporaryPath: String { directory + "/." + name + ".tmp" }
+
+    /// The content, or nil when there is no such file.
+    public func read(limit: Int = 1 << 20) throws(Errno) -> [UInt8]? {
+        do throws(Errno) {
+            return try readFile(path, limit: limit)
+        } catch let e where e == .noEntry {
+            return nil
+        }
+    }
+
+    /// Replaces the file with `bytes` (mode 0600), atomically and durably.
+    public func write(_ bytes: [UInt8]) throws(Errno) {
+        let tmp = temporaryPath
+        do throws(Errno) {
+            let fd = FileDescriptor(try syscall { open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600) })
+            defer { fd.close() }
+            var off = 0
+            while off < bytes.count {
+                let raw = fd.rawValue
+                let n = try syscall { bytes[off...].withUnsafeBytes { Glibc.write(raw, $0.baseAddress, $0.count) } }
+                off += n
+            }
+            let raw = fd.rawValue
+            _ = try syscall { fsync(raw) }
+            // close(2) reports delayed write errors on some file systems: check it here.
+            let r = Glibc.close(raw)
+            let closeErr = r == -1 ? Errno.current : nil
+            fd.forget()
+            if let closeErr, closeErr != .interrupted { throw closeErr }
+            _ = try syscall { rename(tmp, path) }
+        } catch {
+            _ = unlink(tmp)
+            throw error
+        }
+        let dir = FileDescriptor(try syscall { open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC) })
+        defer { dir.close() }
+        let raw = dir.rawValue
+        _ = try syscall { fsync(raw) }
+    }
+}

@@ -1,0 +1,59 @@
+import Glibc
+import XCTest
+@testable import BeaconLinux
+
+/// The state file against a real temporary directory.
+final class StateFileTests: XCTestCase {
+    var dir = ""
+
+    override func setUp() {
+        var template = Array("/tmp/altbeacond-state-XXXXXX".utf8CString)
+        dir = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
+    }
+
+    override func tearDown() {
+        _ = chmod(dir, 0o700)
+        for name in ["last-good.toml", ".last-good.toml.tmp"] { _ = unlink(dir + "/" + name) }
+        _ = rmdir(dir)
+    }
+
+    func testReadWriteReplace() throws {
+        let f = StateFile(directory: dir, name: "last-good.toml")
+        XCTAssertEqual(f.path, dir + "/last-good.toml")
+        XCTAssertNil(try f.read())
+        try f.write(Array("first\n".utf8))
+        XCTAssertEqual(try f.read(), Array("first\n".utf8))
+        try f.write(Array("second, longer\n".utf8))
+        XCTAssertEqual(try f.read(), Array("second, longer\n".utf8))
+        try f.write([])
+        XCTAssertEqual(try f.read(), [])
+        // No temp file is left behind, and the file is private (0600).
+        XCTAssertEqual(access(dir + "/.last-good.toml.tmp", F_OK), -1)
+        var st = stat()
+        XCTAssertEqual(stat(f.path, &st), 0)
+        XCTAssertEqual(st.st_mode & 0o777, 0o600)
+    }
+
+    func testAnUnwritableDirectoryThrowsAndKeepsTheOldCopy() throws {
+        let f = StateFile(directory: dir, name: "last-good.toml")
+        try f.write(Array("kept\n".utf8))
+        XCTAssertEqual(chmod(dir, 0o500), 0)
+        defer { _ = chmod(dir, 0o700) }
+        if geteuid() == 0 { throw XCTSkip("root writes anywhere") }
+        XCTAssertThrowsError(try f.write(Array("new\n".utf8)))
+        XCTAssertEqual(try f.read(), Array("kept\n".utf8))
+    }
+
+    func testADirectoryThatIsAFileThrowsEvenForRoot() throws {
+        let blocker = StateFile(directory: dir, name: "last-good.toml")
+        try blocker.write(Array("x".utf8))
+        let f = StateFile(directory: blocker.path, name: "inner.toml")
+        XCTAssertThrowsError(try f.write([1])) { XCTAssertEqual($0 as? Errno, Errno(ENOTDIR)) }
+    }
+
+    func testAMissingDirectoryThrows() {
+        let f = StateFile(directory: dir + "/nope", name: "last-good.toml")
+        XCTAssertNil(try f.read())
+        XCTAssertThrowsError(try f.write([1, 2, 3])) { XCTAssertEqual($0 as? Errno, .noEntry) }
+    }
+}
