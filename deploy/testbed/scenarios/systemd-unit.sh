@@ -4,7 +4,9 @@
 # with deploy/install --root, the user as the .deb makes it): active with READY=1 (Type=notify),
 # on air, status LED on, STATUS= text; kill -STOP of the daemon -> systemd's watchdog restarts it
 # -> on air again; `systemctl reload` applies an edit; `systemctl stop` takes the beacon off air
-# and releases the LEDs; a real reboot of the guest keeps the config and the beacon comes back.
+# and releases the LEDs; the state directory (StateDirectory=) keeps the last good config under
+# the sandbox; a refused edit, then a real reboot of the guest: the last good beacon is on air at
+# boot with the "edit refused" LED state and STATUS=, and fixing the file is applied as any edit.
 # Boot-to-air is the guest's CLOCK_MONOTONIC (time since the kernel started) when hci1 hears it.
 . "$TB_REPO/deploy/testbed/lib.sh"
 S=17
@@ -61,13 +63,37 @@ if [ "${TB_BOOT:-1}" = 1 ]; then
   tb_log "systemctl stop: inactive ($(prop Result)), off air, LED line released"
   systemctl start altbeacond.service || fail "start after stop failed"
   tb_wait_heard "$HEX7" 10000 >/dev/null || fail "not on air after start"
-  tb_log "rebooting the guest (config and state directory are on the persistent share)"
+  # the state directory, written by the daemon under the sandbox (StateDirectory=altbeacond)
+  lg=/var/lib/altbeacond/last-good.toml
+  grep -q '^major = 7$' "$lg" 2>/dev/null || fail "the state directory has no last good config with major 7: $(ls -l /var/lib/altbeacond)"
+  tb_log "state directory: $(stat -c '%U %a' /var/lib/altbeacond) $(stat -c '%n %U %a %s bytes' "$lg")"
+
+  # a refused edit (then the power goes): the running daemon keeps major 7 on air
+  sed -i 's/^major = 7$/major = 70000/' "$CONF"
+  for ((i = 0; i < 50; i++)); do journal 5 | grep -q 'refused' && break; _tb_sleep 0.1; done
+  journal 5 | grep -q 'refused' || fail "the bad edit was not refused"
+  tb_wait_heard "$HEX7" 3000 >/dev/null || fail "beacon off air after a refused edit"
+  tb_log "refused edit (major = 70000) with the last good beacon on air; rebooting the guest"
   exit 99
 fi
 
-# boot 2, after a real reboot
-wait_prop ActiveState active 30 || fail "after reboot: altbeacond.service is $(prop ActiveState)/$(prop SubState)"
-air=$(tb_wait_heard "$HEX7" 15000) || fail "after reboot: the edited beacon (major 7) not heard"
-tb_log "after reboot: boot-to-air ${air} ms with the edited config"
-journal 60 | grep -E -i 'SIGSYS|EPERM|Operation not permitted' && fail "sandbox refusals in the journal"
-tb_pass "systemd: READY=1, on air, LED, STATUS=, watchdog restart, reload, stop, reboot"
+# boot 2, after a real reboot, with the refused file still in place
+wait_prop ActiveState active 30 || fail "after reboot: altbeacond.service is $(prop ActiveState)/$(prop SubState) (exit $(prop ExecMainStatus))"
+air=$(tb_wait_heard "$HEX7" 15000) || fail "after reboot: the last good beacon (major 7) not heard"
+tb_log "after reboot with a refused config: the last good beacon on air ${air} ms after the kernel started"
+journal 40 | grep -q "$CONF:[0-9]*:[0-9]*:" || fail "the refusal is not logged with FILE:LINE:COL"
+tb_log "journal: $(journal 40 | grep -m1 "$CONF:[0-9]*:[0-9]*:")"
+st=$(prop StatusText)
+case "$st" in *refused*) ;; *) fail "STATUS= does not say the config was refused: '$st'" ;; esac
+tb_log "STATUS=$st"
+r=$(tb_gpio_sample 27 3500)
+echo "$r" | awk '$1 == "blink" && $2 >= 0.7 && $2 <= 1.4 {ok = 1} END {exit !ok}' || fail "fault LED is '$r', expected a 1 Hz blink"
+[ "$(tb_gpio_sample $S 1000)" = on ] || fail "status LED not on"
+tb_log "LEDs: status on, fault $r"
+# the fixed file is applied as any edit
+sed -i 's/^major = 70000$/major = 8/' "$CONF"
+t0=$(tb_now_ms)
+ms=$(tb_wait_heard "${TB_RIG_HEX/a600010002c500/a600080002c500}" 5000 "$t0") || fail "the fixed file did not reach the air"
+tb_log "fixed file (major 8) on air in $ms ms"
+journal 80 | grep -E -i 'SIGSYS|EPERM|Operation not permitted' && fail "sandbox refusals in the journal"
+tb_pass "systemd: READY=1, on air, LED, STATUS=, watchdog restart, reload, stop, state directory, refused config + reboot -> last good on air"
