@@ -48,7 +48,7 @@ struct TOMLLexer {
         var statementStart = 0
         while let s = state {
             if s == .lineStart { statementStart = lexer.tokens.count }
-            do {
+            do throws(ConfigDiagnostic) {
                 state = try lexer.step(s)
             } catch {
                 errors.append(error)
