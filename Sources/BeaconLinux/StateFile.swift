@@ -24,11 +24,23 @@ public struct StateFile: Sendable {
         }
     }
 
+    /// Creates the temp file; a missing state directory (a run without systemd's
+    /// `StateDirectory=`) is created once, mode 0700, its parent must exist.
+    private func openTemporary(_ tmp: String) throws(Errno) -> Int32 {
+        let flags = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW
+        do throws(Errno) {
+            return try syscall { open(tmp, flags, 0o600) }
+        } catch let e where e == .noEntry {
+            _ = try syscall { mkdir(directory, 0o700) }
+            return try syscall { open(tmp, flags, 0o600) }
+        }
+    }
+
     /// Replaces the file with `bytes` (mode 0600), atomically and durably.
     public func write(_ bytes: [UInt8]) throws(Errno) {
         let tmp = temporaryPath
         do throws(Errno) {
-            let fd = FileDescriptor(try syscall { open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600) })
+            let fd = FileDescriptor(try openTemporary(tmp))
             defer { fd.close() }
             var off = 0
             while off < bytes.count {

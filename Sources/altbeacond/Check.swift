@@ -27,13 +27,27 @@ func loadConfig(path: String) -> Result<LoadedConfig, ConfigLoadError> {
     }
 }
 
+/// `altbeacond check`: every problem it can find (up to `TOML.maxErrors`), each as
+/// FILE:LINE:COL, the line and a caret; the first is the one the daemon would log.
 func checkCommand(path: String) -> Int32 {
-    switch loadConfig(path: path) {
-    case .success(let loaded):
-        writeStandardOutput(CheckReport.render(loaded.config, path: path))
+    let bytes: [UInt8]
+    do {
+        bytes = try readFile(path, limit: 1 << 20)
+    } catch {
+        writeStandardError("\(path): cannot read config: \(error)\n")
+        return error.isPermission ? ExitCode.permission : ExitCode.config
+    }
+    switch ConfigFile.parseAll(bytes, path: path) {
+    case .success(let config):
+        writeStandardOutput(CheckReport.render(config, path: path))
         return ExitCode.ok
     case .failure(let e):
-        writeStandardError(e.message + "\n")
-        return e.code
+        var out = e.all.map(\.description).joined(separator: "\n") + "\n"
+        if e.all.count > 1 {
+            let more = e.all.count >= TOML.maxErrors ? " (stopped at \(TOML.maxErrors); fix these and check again)" : ""
+            out += "\(path): \(e.all.count) errors\(more)\n"
+        }
+        writeStandardError(out)
+        return ExitCode.config
     }
 }

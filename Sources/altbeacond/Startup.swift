@@ -1,3 +1,4 @@
+import BeaconKit
 import BeaconLinux
 import Glibc
 
@@ -22,4 +23,56 @@ func reportSocketFailure(_ error: Errno) -> Int32 {
     }
     writeStandardError("altbeacond: cannot open the HCI sockets: \(error)\n")
     return ExitCode.unavailable
+}
+
+/// `altbeacond run`. The config comes from the file, or, when the file is refused, from the
+/// last good config in the state directory (SPEC §6); only with neither does it exit (78).
+func runDaemon(configPath: String) -> Int32 {
+    let log = Logger()
+    let stateFile = StateFile(directory: LastGoodConfig.directory(environment: environment("STATE_DIRECTORY")),
+                              name: LastGoodConfig.fileName)
+    let stored: [UInt8]?
+    do {
+        stored = try stateFile.read()
+    } catch {
+        log.warning("cannot read the last good config \(stateFile.path): \(error)")
+        stored = nil
+    }
+    let loaded = loadConfig(path: configPath)
+    let config: BeaconConfig
+    var refusal: String?
+    let (start, storedProblem) = LastGoodConfig.start(file: try? loaded.get().config, stored: stored, storedPath: stateFile.path)
+    if let storedProblem {
+        log.warning("ignoring the stored last good config, which no longer parses: \(storedProblem.headline)")
+    }
+    switch (start, loaded) {
+    case (.file(let c), _):
+        config = c
+    case (.lastGood(let c), .failure(let e)):
+        log.error("config file refused at start: \(e.message)")
+        log.notice("putting the last good config on air instead (\(stateFile.path)); fix \(configPath) and it is applied as any edit")
+        config = c
+        refusal = firstLine(e.message)
+    case (_, .failure(let e)):
+        writeStandardError(e.message + "\n")
+        if stored == nil { log.notice("no last good config in \(stateFile.directory) to fall back on") }
+        return e.code
+    case (_, .success(let l)):
+        config = l.config   // unreachable: a good file always wins
+    }
+    if let code = requireBluetoothCapabilities(for: "the beacon") { return code }
+    let control: HCIControlSocket, monitor: HCIMonitorSocket, signals: SignalDescriptor
+    do {
+        control = try HCIControlSocket()
+        monitor = try HCIMonitorSocket()
+        signals = try SignalDescriptor(signals: [SIGTERM, SIGINT, SIGHUP])
+    } catch {
+        return reportSocketFailure(error)
+    }
+    let daemon = Daemon(configPath: configPath, config: config, control: control, monitor: monitor, signals: signals)
+    daemon.refusedEdit = refusal
+    daemon.lastGood = stateFile
+    daemon.storedLastGood = storedProblem == nil ? stored : nil
+    daemon.pendingStore = try? loaded.get().bytes
+    return daemon.run()
 }

@@ -37,6 +37,8 @@ final class CommandLineTests: XCTestCase {
         XCTAssertNil(parseAdapterIndex("hci-1"))
         XCTAssertNil(parseAdapterIndex("hci65535"))
         XCTAssertNil(parseAdapterIndex("HCI0"))
+        XCTAssertNil(parseAdapterIndex("hci01"))   // the same parser as bluetooth.adapter
+        XCTAssertEqual(parseAdapterIndex("hci65534"), 65534)
     }
 
     func testCheckReportHasTheExactPayloadLineAndTheGuidesCommands() {

@@ -103,10 +103,10 @@ final class ConfigSchemaTests: XCTestCase {
     }
 
     func testAdapterForms() {
-        XCTAssertEqual(config(minimalBeacon + "[bluetooth]\nadapter = 'hci65535'")?.bluetooth.adapterIndex, 65535)
-        for bad in ["hci", "hci65536", "hci01", "HCI0", "hci-1", "hci0 ", "bt0", "hci999999"] {
+        XCTAssertEqual(config(minimalBeacon + "[bluetooth]\nadapter = 'hci65534'")?.bluetooth.adapterIndex, 65534)
+        for bad in ["hci", "hci65535", "hci65536", "hci01", "hci00", "HCI0", "hci-1", "hci0 ", "bt0", "hci999999", "hci\u{0661}", "hci1\u{301}"] {
             XCTAssertEqual(configError(minimalBeacon + "[bluetooth]\nadapter = '\(bad)'"),
-                           "config.toml:7:11: bluetooth.adapter must be hciN with N from 0 to 65535, like \"hci0\"", bad)
+                           "config.toml:7:11: bluetooth.adapter must be hciN with N from 0 to 65534 and no leading zeros, like \"hci0\"", bad)
         }
     }
 
@@ -137,7 +137,7 @@ final class ConfigSchemaTests: XCTestCase {
         XCTAssertEqual(configError(minimalBeacon + "minr = 3"),
                        "config.toml:6:1: unknown key `beacon.minr`; did you mean `beacon.minor`?")
         XCTAssertEqual(configError(minimalBeacon + "adapter = 'hci0'"),
-                       "config.toml:6:1: unknown key `beacon.adapter`; did you mean `bluetooth.adapter`?")
+                       "config.toml:6:1: unknown key `beacon.adapter`: adapter belongs in [bluetooth], not in [beacon]")
         XCTAssertEqual(configError(minimalBeacon + "[bluetooth]\ninterval = 100"),
                        "config.toml:7:1: unknown key `bluetooth.interval`; did you mean `bluetooth.interval_ms`?")
         XCTAssertEqual(configError(minimalBeacon + "[beacn.x]"),
@@ -145,7 +145,7 @@ final class ConfigSchemaTests: XCTestCase {
         XCTAssertEqual(configError(minimalBeacon + "[led]\nchip = 'x'"),
                        "config.toml:6:2: unknown table [led]; did you mean [leds]?")
         XCTAssertEqual(configError("uuid = 'x'\n" + minimalBeacon),
-                       "config.toml:1:1: unknown key `uuid`; did you mean `beacon.uuid`?")
+                       "config.toml:1:1: unknown key `uuid`: uuid belongs in [beacon], not at the top level")
         XCTAssertEqual(configError(minimalBeacon + "zzzzzz = 1"),
                        "config.toml:6:1: unknown key `beacon.zzzzzz`; [beacon] takes uuid, major, minor, power, company_id, reserved")
         XCTAssertEqual(configError(minimalBeacon + "[qqqqqqqq]"),
@@ -155,8 +155,9 @@ final class ConfigSchemaTests: XCTestCase {
     }
 
     func testEarliestProblemIsReported() {
+        // Bad values and unknown keys in file order, before missing keys.
         XCTAssertEqual(configError("[beacon]\nuuid = 1\nmajor = 'x'\nminr = 2"),
-                       "config.toml:1:1: missing required key `beacon.minor` in [beacon]")
+                       "config.toml:2:8: expected a string for beacon.uuid, found an integer")
         XCTAssertEqual(configError("[bluetooth]\nadapter = 1\n[beacon]\nuuid = 1\n"),
                        "config.toml:2:11: expected a string for bluetooth.adapter, found an integer")
     }

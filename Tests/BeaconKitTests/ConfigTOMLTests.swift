@@ -44,7 +44,7 @@ final class ConfigTOMLTests: XCTestCase {
         XCTAssertEqual(tomlError("a = 1\rb = 2"), "t.toml:1:6: a carriage return must be followed by a line feed")
         XCTAssertEqual(tomlError("a = 1 # x\r"), "t.toml:1:10: a carriage return must be followed by a line feed")
         XCTAssertEqual(tomlError("a = \"x\ry\""), "t.toml:1:7: control character U+000D must be escaped in a string")
-        XCTAssertEqual(tomlError("a = 1\n\u{FEFF}b = 2"), "t.toml:2:1: expected a key or a [table] header, found `\u{FEFF}`")
+        XCTAssertEqual(tomlError("a = 1\n\u{FEFF}b = 2"), "t.toml:2:1: expected a key or a [table] header, found `\\u{feff}`")
     }
 
     func testEveryEscape() throws {

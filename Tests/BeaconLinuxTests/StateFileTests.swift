@@ -51,9 +51,17 @@ final class StateFileTests: XCTestCase {
         XCTAssertThrowsError(try f.write([1])) { XCTAssertEqual($0 as? Errno, Errno(ENOTDIR)) }
     }
 
-    func testAMissingDirectoryThrows() {
-        let f = StateFile(directory: dir + "/nope", name: "last-good.toml")
+    func testAMissingDirectoryIsCreatedButNotItsParents() throws {
+        let f = StateFile(directory: dir + "/sub", name: "last-good.toml")
         XCTAssertNil(try f.read())
-        XCTAssertThrowsError(try f.write([1, 2, 3])) { XCTAssertEqual($0 as? Errno, .noEntry) }
+        try f.write([1, 2, 3])
+        XCTAssertEqual(try f.read(), [1, 2, 3])
+        var st = stat()
+        XCTAssertEqual(stat(dir + "/sub", &st), 0)
+        XCTAssertEqual(st.st_mode & 0o777, 0o700)
+        XCTAssertEqual(unlink(f.path), 0)
+        XCTAssertEqual(rmdir(dir + "/sub"), 0)
+        let deep = StateFile(directory: dir + "/no/such", name: "last-good.toml")
+        XCTAssertThrowsError(try deep.write([1])) { XCTAssertEqual($0 as? Errno, .noEntry) }
     }
 }

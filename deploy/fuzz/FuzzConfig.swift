@@ -17,6 +17,17 @@ public func fuzzConfig(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
         }
         _ = d.description
     }
+    // Every diagnostic of a check run is inside the input, there are at most TOML.maxErrors,
+    // and nothing echoed writes a raw control character to the terminal.
+    if case .failure(let all) = ConfigFile.parseAll(bytes, path: "fuzz.toml") {
+        if all.all.isEmpty || all.all.count > TOML.maxErrors { trap("\(all.all.count) diagnostics") }
+        for d in all.all {
+            if d.line < 1 || d.column < 1 || d.line > lineCount { trap("diagnostic outside the input: \(d.line):\(d.column)") }
+            if d.description.unicodeScalars.contains(where: { ($0.value < 0x20 && $0 != "\n" && $0 != "\t") || $0.value == 0x7F }) {
+                trap("raw control character in a diagnostic")
+            }
+        }
+    }
     if case .failure(let d) = TOML.parse(bytes, path: "fuzz.toml"), d.line > lineCount {
         trap("TOML diagnostic outside the input")
     }

@@ -149,7 +149,8 @@ tb_gpio_consumer() {
       exit
     }'
 }
-# _tb_gpiod_v2: status 0 if the gpio tools are libgpiod 2.x
+# _tb_gpiod_v2: status 0 if the gpio tools are libgpiod 2.x (the first line of --version only:
+# 1.6's third line, "License: LGPLv2.1", has a "v2." too)
 _tb_gpiod_v2() {
   [ -n "${_TB_GPIOD_V2:-}" ] || _TB_GPIOD_V2=$(gpioinfo --version 2>/dev/null | head -1 | grep -q ' v2\.' && echo yes || echo no)
   [ "$_TB_GPIOD_V2" = yes ]

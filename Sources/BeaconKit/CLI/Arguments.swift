@@ -97,11 +97,3 @@ public enum Arguments {
     }
 }
 
-/// "hci3" -> 3; nil unless exactly "hci" and a number 0...65534.
-public func parseAdapterIndex(_ name: String) -> UInt16? {
-    guard name.hasPrefix("hci") else { return nil }
-    let digits = name.dropFirst(3)
-    guard !digits.isEmpty, digits.count <= 5, digits.allSatisfy({ $0.isASCII && $0.isNumber }),
-          let n = UInt32(digits), n < 0xffff else { return nil }
-    return UInt16(n)
-}

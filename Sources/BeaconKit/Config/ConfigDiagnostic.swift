@@ -36,23 +36,41 @@ public struct ConfigDiagnostic: Error, Equatable, Sendable, CustomStringConverti
         self.sourceLine = sourceLine
     }
 
-    /// `FILE:LINE:COL: message`, without the source excerpt (one log line).
-    public var headline: String { "\(file):\(line):\(column): \(message)" }
+    /// `FILE:LINE:COL: message`, without the source excerpt (one log line). Control
+    /// characters are shown escaped (`\x1b`), never raw.
+    public var headline: String { escapedForTerminal("\(file):\(line):\(column): \(message)") }
 
-    /// The caret line: tabs in the source line are kept so the caret lines up in a terminal.
+    /// The source line as shown: control characters escaped (`\x1b`), tabs kept.
+    public var shownLine: String { escapedForTerminal(sourceLine) }
+
+    /// The caret line under `shownLine`: tabs are kept, and each scalar before the column takes
+    /// its display width (2 for wide CJK characters, 0 for combining marks, the length of its
+    /// escape for a control character), so the caret lines up in a terminal.
     public var caretLine: String {
         var pad = ""
         var n = 0
         for s in sourceLine.unicodeScalars {
             if n >= column - 1 { break }
-            pad.unicodeScalars.append(s == "\t" ? "\t" : " ")
+            if s == "\t" {
+                pad += "\t"
+            } else {
+                let w = terminalEscape(s).map { $0.unicodeScalars.count } ?? displayWidth(s)
+                pad += String(repeating: " ", count: w)
+            }
             n += 1
         }
         if n < column - 1 { pad += String(repeating: " ", count: column - 1 - n) }
         return pad + "^"
     }
 
-    public var description: String { headline + "\n" + sourceLine + "\n" + caretLine }
+    public var description: String { headline + "\n" + shownLine + "\n" + caretLine }
+}
+
+/// Every problem one run found in a config file (never empty), first the one to fix first.
+public struct ConfigDiagnostics: Error, Equatable, Sendable {
+    public var all: [ConfigDiagnostic]
+    public init(_ all: [ConfigDiagnostic]) { self.all = all }
+    public var first: ConfigDiagnostic { all[0] }
 }
 
 /// The text being parsed (BOM already removed), able to turn a position into a diagnostic.

@@ -17,22 +17,44 @@ enum ConfigSchema {
     }
 }
 
-/// Checks a parsed table tree against the schema. Collects every problem and reports the
-/// earliest in the file, so the message matches what a person reads first.
+/// Checks a parsed table tree against the schema. Collects every problem; they are ranked so
+/// the first names the real mistake: unknown or misplaced keys and bad values (in file order)
+/// before missing required keys, and a key reported missing is not reported at all when an
+/// unknown key was taken for it ("did you mean"): `mjaor = 1` is about mjaor, not major.
 struct ConfigValidator {
+    enum Rank: Int, Comparable {
+        case unknownOrValue = 0, missing = 1
+        static func < (a: Rank, b: Rank) -> Bool { a.rawValue < b.rawValue }
+    }
+    struct Problem {
+        var message: String
+        var position: SourcePosition
+        var rank: Rank
+        /// For a missing key, or the key an unknown one was taken for: "beacon.major".
+        var key: String?
+    }
+
     let source: SourceText
-    /// Messages and positions; only the earliest becomes a diagnostic (finding a line's text
+    /// Messages and positions; only the first few become diagnostics (finding a line's text
     /// costs a scan of the file, which must not happen per problem).
-    private(set) var problems: [(message: String, position: SourcePosition)] = []
+    private(set) var problems: [Problem] = []
 
     init(source: SourceText) { self.source = source }
 
-    var firstProblem: ConfigDiagnostic? {
-        problems.min { $0.position < $1.position }.map { source.diagnostic($0.message, at: $0.position) }
+    var firstProblem: ConfigDiagnostic? { diagnostics(limit: 1).first }
+
+    /// The problems in rank order, then file order; missing keys an unknown key explains are dropped.
+    func diagnostics(limit: Int) -> [ConfigDiagnostic] {
+        let explained = Set(problems.compactMap { $0.rank == .unknownOrValue ? $0.key : nil })
+        let kept = problems.filter { !($0.rank == .missing && $0.key.map(explained.contains) == true) }
+        let sorted = kept.enumerated().sorted { a, b in
+            (a.element.rank, a.element.position, a.offset) < (b.element.rank, b.element.position, b.offset)
+        }
+        return sorted.prefix(limit).map { source.diagnostic($0.element.message, at: $0.element.position) }
     }
 
-    mutating func report(_ message: String, at p: SourcePosition) {
-        problems.append((message, p))
+    mutating func report(_ message: String, at p: SourcePosition, rank: Rank = .unknownOrValue, key: String? = nil) {
+        problems.append(Problem(message: message, position: p, rank: rank, key: key))
     }
 
     mutating func validate(_ root: TOMLTable) -> BeaconConfig? {
@@ -62,7 +84,7 @@ struct ConfigValidator {
 
     mutating func readBeacon(_ t: TOMLTable?) -> BeaconIdentity? {
         guard let t else {
-            report("missing [beacon] table: uuid, major and minor are required", at: .start)
+            report("missing [beacon] table: uuid, major and minor are required", at: .start, rank: .missing, key: "beacon")
             return nil
         }
         let uuid = readUUID(t)
@@ -90,11 +112,11 @@ struct ConfigValidator {
         var out = BluetoothSettings()
         var ok = true
         if let (s, p) = string(t, "bluetooth", "adapter") {
-            if let n = parseAdapter(s) {
+            if let n = parseAdapterIndex(s) {
                 out.adapter = s
                 out.adapterIndex = n
             } else {
-                report("bluetooth.adapter must be hciN with N from 0 to 65535, like \"hci0\"", at: p)
+                report("bluetooth.adapter must be hciN with N from 0 to 65534 and no leading zeros, like \"hci0\"", at: p)
                 ok = false
             }
         } else if t.entry("adapter") != nil { ok = false }
@@ -138,7 +160,7 @@ struct ConfigValidator {
     // MARK: - Typed keys
 
     private mutating func missing(_ t: TOMLTable, _ table: String, _ key: String) {
-        report("missing required key `\(table).\(key)` in [\(table)]", at: t.position)
+        report("missing required key `\(table).\(key)` in [\(table)]", at: t.position, rank: .missing, key: "\(table).\(key)")
     }
 
     private mutating func wrongType(_ e: TOMLTable.Entry, _ table: String, expected: String) {
@@ -232,14 +254,17 @@ func parseUUID(_ s: String) -> [UInt8]? {
     return out.count == 16 ? out : nil
 }
 
-/// "hciN", N in 0...65535 written without leading zeros.
-func parseAdapter(_ s: String) -> UInt16? {
-    let u = Array(s.utf8)
-    guard u.count > 3, u[0] == UInt8(ascii: "h"), u[1] == UInt8(ascii: "c"), u[2] == UInt8(ascii: "i") else { return nil }
-    let digits = Array(u.dropFirst(3))
-    guard !digits.isEmpty, digits.count <= 5, digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
-    if digits.count > 1, digits[0] == 0x30 { return nil }
+/// "hciN" -> N: exactly "hci" and N in 0...65534 written without leading zeros ("hci01" is
+/// refused: the kernel names adapters hci0, hci1, ...; 65535 is HCI_DEV_NONE). The one parser
+/// for `bluetooth.adapter` and `scan --adapter`. Byte-wise, so hostile text costs linear time.
+public func parseAdapterIndex(_ s: String) -> UInt16? {
+    let u = Array(s.utf8.prefix(9))
+    guard u.count > 3, u.count <= 8, s.utf8.count == u.count,
+          u[0] == UInt8(ascii: "h"), u[1] == UInt8(ascii: "c"), u[2] == UInt8(ascii: "i") else { return nil }
+    let digits = u[3...]
+    guard digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+    if digits.count > 1, digits.first == 0x30 { return nil }
     var n = 0
     for d in digits { n = n * 10 + Int(d - 0x30) }
-    return n <= 65535 ? UInt16(n) : nil
+    return n <= 65534 ? UInt16(n) : nil
 }

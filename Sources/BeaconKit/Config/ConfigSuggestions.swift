@@ -7,6 +7,15 @@
 func sameKey(_ a: String, _ b: String) -> Bool { a.utf8.elementsEqual(b.utf8) }
 
 extension ConfigValidator {
+    /// What an unknown name was probably meant to be: `text` for the message, `key` the
+    /// schema name ("beacon.major", or "beacon" for a table), `misplaced` when the name is
+    /// right but the table is not.
+    struct Suggestion {
+        var text: String
+        var key: String
+        var misplaced = false
+    }
+
     /// An entry the schema does not know. `table` is nil for entries of the root table.
     mutating func reportUnknown(table: String?, entry e: TOMLTable.Entry) {
         let isTable: Bool
@@ -14,7 +23,12 @@ extension ConfigValidator {
         let name = displayKey((table.map { [$0] } ?? []) + [e.key])
         let what = isTable ? "unknown table [\(name)]" : "unknown key `\(name)`"
         if let s = suggestion(table: table, key: e.key, isTable: isTable) {
-            report("\(what); did you mean \(s)?", at: e.keyPosition)
+            if s.misplaced {
+                let here = table.map { "in [\($0)]" } ?? "at the top level"
+                report("\(what): \(displayKey([e.key])) belongs in \(s.text), not \(here)", at: e.keyPosition, key: s.key)
+            } else {
+                report("\(what); did you mean \(s.text)?", at: e.keyPosition, key: s.key)
+            }
         } else if let table, let keys = ConfigSchema.keys(of: table) {
             report("\(what); [\(table)] takes \(keys.joined(separator: ", "))", at: e.keyPosition)
         } else {
@@ -22,22 +36,25 @@ extension ConfigValidator {
         }
     }
 
-    private func suggestion(table: String?, key: String, isTable: Bool) -> String? {
+    private func suggestion(table: String?, key: String, isTable: Bool) -> Suggestion? {
         if table == nil, isTable {
-            return closest(key, among: ConfigSchema.tables.map(\.name)).map { "[\($0)]" }
+            return closest(key, among: ConfigSchema.tables.map(\.name)).map { Suggestion(text: "[\($0)]", key: $0) }
         }
-        // Same table first, then a key of that name (or close to it) in another table.
+        // A key of exactly this name in another table: it is in the wrong place.
+        for t in ConfigSchema.tables where !(table.map { sameKey($0, t.name) } ?? false) {
+            if let k = t.keys.first(where: { sameKey($0, key) }) {
+                return Suggestion(text: "[\(t.name)]", key: "\(t.name).\(k)", misplaced: true)
+            }
+        }
+        // A typo of a key of the same table, then of a key elsewhere.
         if let table, let keys = ConfigSchema.keys(of: table), let k = closest(key, among: keys) {
-            return "`\(table).\(k)`"
-        }
-        for t in ConfigSchema.tables {
-            if let k = t.keys.first(where: { sameKey($0, key) }) { return "`\(t.name).\(k)`" }
+            return Suggestion(text: "`\(table).\(k)`", key: "\(table).\(k)")
         }
         let lastParts = ConfigSchema.tables.flatMap(\.keys)
         if let k = closest(key, among: lastParts), let t = ConfigSchema.tables.first(where: { $0.keys.contains(k) }) {
-            return "`\(t.name).\(k)`"
+            return Suggestion(text: "`\(t.name).\(k)`", key: "\(t.name).\(k)")
         }
-        if table == nil, let t = closest(key, among: ConfigSchema.tables.map(\.name)) { return "[\(t)]" }
+        if table == nil, let t = closest(key, among: ConfigSchema.tables.map(\.name)) { return Suggestion(text: "[\(t)]", key: t) }
         return nil
     }
 }

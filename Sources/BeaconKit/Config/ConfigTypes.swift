@@ -91,16 +91,22 @@ public enum ConfigFile {
 
     /// Parses and validates a config file. Never traps or hangs, whatever the bytes: input is
     /// capped at `TOML.maxInputBytes` and nesting at `TOML.maxDepth`. On refusal the diagnostic
-    /// points at the earliest problem.
+    /// is the first of `parseAll`'s: the earliest syntax error, else the earliest unknown or
+    /// misplaced key or bad value, else a missing required key.
     public static func parse(_ bytes: [UInt8], path: String) -> Result<BeaconConfig, ConfigDiagnostic> {
-        do {
-            let (table, source) = try TOML.parseSource(bytes, path: path)
-            var validator = ConfigValidator(source: source)
-            if let config = validator.validate(table) { return .success(config) }
-            return .failure(validator.firstProblem ?? source.diagnostic("invalid config", at: .start))
-        } catch {
-            return .failure(error)
-        }
+        parseAll(bytes, path: path).mapError { $0.first }
+    }
+
+    /// Like `parse`, with every problem found (at most `limit`; never empty on failure), in
+    /// the order `parse` ranks them. Syntax errors come alone: the table tree behind them is
+    /// partial, so schema errors would only echo them.
+    public static func parseAll(_ bytes: [UInt8], path: String, limit: Int = TOML.maxErrors) -> Result<BeaconConfig, ConfigDiagnostics> {
+        let (table, source, errors) = TOML.parseSource(bytes, path: path, limit: max(1, limit))
+        if !errors.isEmpty { return .failure(ConfigDiagnostics(errors)) }
+        var validator = ConfigValidator(source: source)
+        if let config = validator.validate(table) { return .success(config) }
+        let found = validator.diagnostics(limit: max(1, limit))
+        return .failure(ConfigDiagnostics(found.isEmpty ? [source.diagnostic("invalid config", at: .start)] : found))
     }
 
     /// Convenience for text already in memory.

@@ -39,11 +39,34 @@ struct TOMLLexer {
         self.b = source.bytes
     }
 
-    static func tokenize(_ source: SourceText) throws(ConfigDiagnostic) -> [TOMLToken] {
+    /// The tokens of every line that lexes; each line that does not adds one diagnostic to
+    /// `errors` (its tokens are dropped) and lexing goes on at the next line, so one run can
+    /// report several mistakes. Stops after `limit` errors.
+    static func tokenize(_ source: SourceText, errors: inout [ConfigDiagnostic], limit: Int) -> [TOMLToken] {
         var lexer = TOMLLexer(source)
         var state: State? = .lineStart
-        while let s = state { state = try lexer.step(s) }
+        var statementStart = 0
+        while let s = state {
+            if s == .lineStart { statementStart = lexer.tokens.count }
+            do throws(ConfigDiagnostic) {
+                state = try lexer.step(s)
+            } catch {
+                errors.append(error)
+                if errors.count >= limit { break }
+                lexer.tokens.removeSubrange(statementStart...)
+                lexer.skipPastLineEnd()
+                state = .lineStart
+            }
+        }
         return lexer.tokens
+    }
+
+    /// After an error: on to the start of the next line.
+    mutating func skipPastLineEnd() {
+        while let c = peek() {
+            advance()
+            if c == 0x0A { return }
+        }
     }
 
     mutating func step(_ state: State) throws(ConfigDiagnostic) -> State? {
@@ -97,7 +120,11 @@ struct TOMLLexer {
         var len = 1
         if c >= 0xF0 { len = 4 } else if c >= 0xE0 { len = 3 } else if c >= 0xC0 { len = 2 }
         let end = min(i + len, b.count)
-        return "`" + String(decoding: b[i..<end], as: UTF8.self) + "`"
+        let shown = "`" + String(decoding: b[i..<end], as: UTF8.self) + "`"
+        if isSmartQuote(b[i..<end]) {
+            return shown + " (a typographic “smart” quote: TOML strings and keys take straight quotes, \" or ')"
+        }
+        return shown
     }
 
     mutating func emit(_ kind: TOMLToken.Kind, at pos: SourcePosition) {

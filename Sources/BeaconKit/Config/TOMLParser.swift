@@ -5,31 +5,39 @@ public enum TOML {
     /// Tables nested deeper than this are refused.
     public static let maxDepth = 32
 
+    /// How many errors one run reports at most (`altbeacond check`).
+    public static let maxErrors = 20
+
     public static func parse(_ bytes: [UInt8], path: String) -> Result<TOMLTable, ConfigDiagnostic> {
-        do {
-            return .success(try parseSource(bytes, path: path).table)
-        } catch {
-            return .failure(error)
-        }
+        let (table, _, errors) = parseSource(bytes, path: path)
+        if let first = errors.first { return .failure(first) }
+        return .success(table)
     }
 
-    /// Parses and also hands back the source, so later stages can point into it.
-    static func parseSource(_ bytes: [UInt8], path: String) throws(ConfigDiagnostic) -> (table: TOMLTable, source: SourceText) {
+    /// Parses and also hands back the source, so later stages can point into it, and every
+    /// error found (at most `limit`, sorted by position; empty when the document is good).
+    static func parseSource(_ bytes: [UInt8], path: String, limit: Int = maxErrors) -> (table: TOMLTable, source: SourceText, errors: [ConfigDiagnostic]) {
         if bytes.count > maxInputBytes {
             let source = SourceText(bytes: Array(bytes.prefix(256)), path: path)
-            throw source.diagnostic("the file is too large (\(bytes.count) bytes; the limit is \(maxInputBytes))", at: .start)
+            return (TOMLTable(), source, [source.diagnostic("the file is too large (\(bytes.count) bytes; the limit is \(maxInputBytes))", at: .start)])
         }
         var body = bytes
         if body.count >= 3, body[0] == 0xEF, body[1] == 0xBB, body[2] == 0xBF { body.removeFirst(3) }
         let source = SourceText(bytes: body, path: path)
-        if let bad = firstInvalidUTF8Offset(body) {
-            throw source.diagnostic("invalid UTF-8 (byte 0x\(hexString(CollectionOfOne(body[bad]))))",
-                                    at: source.position(ofOffset: bad))
+        if let hint = utf16Hint(body) {
+            return (TOMLTable(), source, [source.diagnostic(hint, at: .start)])
         }
-        let tokens = try TOMLLexer.tokenize(source)
+        if let bad = firstInvalidUTF8Offset(body) {
+            let d = source.diagnostic("invalid UTF-8 (byte 0x\(hexString(CollectionOfOne(body[bad]))))",
+                                      at: source.position(ofOffset: bad))
+            return (TOMLTable(), source, [d])
+        }
+        var errors: [ConfigDiagnostic] = []
+        let tokens = TOMLLexer.tokenize(source, errors: &errors, limit: limit)
         var builder = TOMLTreeBuilder(source: source)
-        try builder.build(tokens)
-        return (builder.finish(), source)
+        if errors.count < limit { builder.build(tokens, errors: &errors, limit: limit) }
+        errors.sort { ($0.line, $0.column) < ($1.line, $1.column) }
+        return (builder.finish(), source, Array(errors.prefix(limit)))
     }
 }
 
@@ -59,28 +67,37 @@ struct TOMLTreeBuilder {
         nodes = [Node(parent: -1, key: "", origin: .root, position: .start, depth: 0)]
     }
 
-    mutating func build(_ tokens: [TOMLToken]) throws(ConfigDiagnostic) {
-        var current = 0
+    /// Builds from the lexer's statements; each statement that breaks a rule adds a diagnostic
+    /// and is skipped. After a refused `[header]` the keys under it are skipped too (they have
+    /// no table to go in, and reporting them would only echo the first mistake).
+    mutating func build(_ tokens: [TOMLToken], errors: inout [ConfigDiagnostic], limit: Int) {
+        var current: Int? = 0
         var i = 0
-        while i < tokens.count {
-            if tokens[i].kind == .tableOpen {
-                let open = tokens[i].position
-                i += 1
-                let path = try readKey(tokens, &i, until: .tableClose)
-                current = try openHeader(path, at: open)
-            } else {
-                let path = try readKey(tokens, &i, until: .equals)
-                guard i < tokens.count else { throw internalError(at: tokens.last?.position ?? .start) }
-                let valueToken = tokens[i]
-                i += 1
-                let value: TOMLValue
-                switch valueToken.kind {
-                case .string(let s): value = .string(s)
-                case .integer(let n): value = .integer(n)
-                case .bool(let b): value = .bool(b)
-                default: throw internalError(at: valueToken.position)
+        while i < tokens.count, errors.count < limit {
+            do throws(ConfigDiagnostic) {
+                if tokens[i].kind == .tableOpen {
+                    let open = tokens[i].position
+                    i += 1
+                    current = nil
+                    let path = try readKey(tokens, &i, until: .tableClose)
+                    current = try openHeader(path, at: open)
+                } else {
+                    let path = try readKey(tokens, &i, until: .equals)
+                    guard i < tokens.count else { throw internalError(at: tokens.last?.position ?? .start) }
+                    let valueToken = tokens[i]
+                    i += 1
+                    let value: TOMLValue
+                    switch valueToken.kind {
+                    case .string(let s): value = .string(s)
+                    case .integer(let n): value = .integer(n)
+                    case .bool(let b): value = .bool(b)
+                    default: throw internalError(at: valueToken.position)
+                    }
+                    if let current { try assign(path, value, at: valueToken.position, in: current) }
                 }
-                try assign(path, value, at: valueToken.position, in: current)
+            } catch {
+                errors.append(error)
+                if error.message.hasPrefix("internal error") { return }
             }
         }
     }
