@@ -2,7 +2,8 @@
 # the unit's User= (altbeacond if the host has it, else nobody:nogroup; the guest shares the
 # host's /etc/passwd), ONLY CAP_NET_RAW + CAP_NET_ADMIN (ambient, inheritable and bounding), no
 # new privileges, GPIO through a group (the unit's SupplementaryGroups=gpio; here nogroup),
-# JOURNAL_STREAM and a NOTIFY_SOCKET served by a listener with WATCHDOG_USEC=2 s.
+# JOURNAL_STREAM, STATE_DIRECTORY (owned by that user, as StateDirectory= makes it) and a
+# NOTIFY_SOCKET served by a listener with WATCHDOG_USEC=2 s.
 # Checks: the notify protocol (READY=1, STATUS=, WATCHDOG=1 at about 1 s, STOPPING=1), the
 # beacon heard on hci1, the status LED lit, priority-prefixed logs, and a clean stop off air.
 # Then the same daemon with no capabilities must exit 77 naming CAP_NET_RAW and CAP_NET_ADMIN.
@@ -53,10 +54,14 @@ for _ in $(seq 200); do [ -S "$NOTIFY" ] && break; _tb_sleep 0.05; done
 [ -S "$NOTIFY" ] || tb_fail "the notify listener did not start"
 
 tbd_config "$(tbd_leds)"
+# the unit's StateDirectory=: systemd makes it, owned by the service's user, mode 0700, and
+# passes it as STATE_DIRECTORY
+state=/tmp/state/altbeacond
+mkdir -p "$state" && chown "$user:$group" "$state" && chmod 700 "$state"
 t0=$(tb_now_ms)
 priv "$ncaps"
 # a simple command (no function, no subshell): $! is the daemon itself (setpriv execs it)
-NOTIFY_SOCKET=$NOTIFY WATCHDOG_USEC=2000000 JOURNAL_STREAM=0:0 \
+NOTIFY_SOCKET=$NOTIFY WATCHDOG_USEC=2000000 JOURNAL_STREAM=0:0 STATE_DIRECTORY=$state \
   "${PRIV[@]}" "$ALTBEACOND_BIN" run --config "$TBD_CONFIG" >>/tmp/altbeacond.log 2>&1 </dev/null &
 TB_DAEMON_PID=$!
 ms=$(tb_wait_heard "$TB_RIG_HEX" 15000 "$t0") || { tbd_dump; tb_fail "beacon not heard within 15 s of start"; }
@@ -91,6 +96,8 @@ tb_log "status LED on through group $group"
 bad=$(grep -cv '^<[0-7]>' /tmp/altbeacond.log)
 [ "$bad" = 0 ] || { tbd_dump; tb_fail "$bad log lines without a <N> priority prefix under JOURNAL_STREAM"; }
 grep -qi 'permission\|denied' /tmp/altbeacond.log && { tbd_dump; tb_fail "permission trouble in the log"; }
+cmp -s "$state/last-good.toml" "$TBD_CONFIG" || { ls -l "$state"; tbd_dump; tb_fail "no last good config in STATE_DIRECTORY"; }
+tb_log "STATE_DIRECTORY: the applied config stored as $(stat -c '%n (%U, %a)' "$state/last-good.toml")"
 
 tbd_finish
 grep -q ' STOPPING=1$' "$NLOG" || { cat "$NLOG"; tb_fail "no STOPPING=1 on NOTIFY_SOCKET"; }
