@@ -6,7 +6,7 @@ public enum CheckReport {
 
     public static func render(_ config: BeaconConfig, path: String) -> String {
         let b = config.beacon, bt = config.bluetooth
-        let payload = AltBeacon.advertisingData(b)
+        let payload = primaryPayload(config)
         let company = companies[b.companyID].map { " (\($0))" } ?? ""
         var lines = [
             "\(path): ok",
@@ -32,16 +32,46 @@ public enum CheckReport {
             lines.append("leds:               none")
         }
         lines.append("watchdog:           probe every \(config.watchdog.checkIntervalS) s")
+        lines += frameLines(config)
         lines.append("advertising-data: \(hexString(payload))")
+        for f in config.frames { lines.append("advertising-data[\(f.name)]: \(hexString(f.frame.advertisingData(.zero)))") }
         lines.append("study-guide equivalent (legacy commands):")
         for c in studyGuideCommands(config) { lines.append("  " + c) }
+        if config.frames.count > 1 {
+            lines.append("each frame by hand (legacy controllers send one at a time):")
+            for f in config.frames {
+                lines.append("  \(LESetAdvertisingData(data: f.frame.advertisingData(.zero)).hcitoolLine(adapter: bt.adapter))   # \(f.name)")
+            }
+        }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The frames on air and how they share it, then each frame beside AltBeacon, decoded.
+    static func frameLines(_ config: BeaconConfig) -> [String] {
+        let names = config.frames.map(\.name).joined(separator: ", ")
+        var lines = ["frames:             \(names)"]
+        if config.frames.count > 1 {
+            lines.append("  on air:           all at once (one advertising set each) where the controller has LE extended advertising; else in turn, \(config.bluetooth.rotationMs) ms each")
+        }
+        for f in config.frames where !(f.frame is AltBeaconFrame) {
+            lines.append("\(f.name):")
+            for field in f.frame.fields {
+                let label = field.key + ":"
+                lines.append("  " + label + String(repeating: " ", count: max(1, 18 - label.count)) + field.value)
+            }
+        }
+        return lines
+    }
+
+    /// The payload of the `advertising-data:` line: AltBeacon, or the first frame when it is off.
+    static func primaryPayload(_ config: BeaconConfig) -> [UInt8] {
+        (config.frames.first?.frame.advertisingData(.zero)) ?? AltBeacon.advertisingData(config.beacon)
     }
 
     /// The guide's shell sequence for this config.
     public static func studyGuideCommands(_ config: BeaconConfig) -> [String] {
         let a = config.bluetooth.adapter
-        let payload = AltBeacon.advertisingData(config.beacon)
+        let payload = primaryPayload(config)
         return [
             "hciconfig \(a) up",
             LESetAdvertisingParameters(intervalMs: config.bluetooth.intervalMs).hcitoolLine(adapter: a),

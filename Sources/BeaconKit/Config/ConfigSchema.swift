@@ -1,10 +1,12 @@
 /// The tables and keys of the config file (SPEC §2), in the order the docs list them.
 enum ConfigSchema {
     static let tables: [(name: String, keys: [String])] = [
-        ("beacon", ["uuid", "major", "minor", "power", "company_id", "reserved"]),
-        ("bluetooth", ["adapter", "interval_ms", "tx_power_dbm"]),
+        ("beacon", ["uuid", "major", "minor", "power", "company_id", "reserved", "altbeacon"]),
+        ("bluetooth", ["adapter", "interval_ms", "tx_power_dbm", "rotation_ms"]),
         ("leds", ["chip", "status", "fault", "active_low"]),
         ("watchdog", ["check_interval_s"]),
+        ("ibeacon", ["uuid", "major", "minor", "power"]),
+        ("eddystone", ["namespace", "instance", "url", "tlm", "power_0m"]),
     ]
 
     /// Compared byte for byte (TOML keys are scalar sequences; see `sameKey`).
@@ -75,9 +77,10 @@ struct ConfigValidator {
         let bluetooth = readBluetooth(tables["bluetooth"] ?? TOMLTable())
         let leds = tables["leds"].flatMap { readLEDs($0) }
         let watchdog = readWatchdog(tables["watchdog"] ?? TOMLTable())
-        guard problems.isEmpty, let b = beacon, let bt = bluetooth, let w = watchdog else { return nil }
+        let frames = beacon.flatMap { readFrames($0, tables) }
+        guard problems.isEmpty, let b = beacon, let frames, let bt = bluetooth, let w = watchdog else { return nil }
         if tables["leds"] != nil, leds == nil { return nil }
-        return BeaconConfig(beacon: b, bluetooth: bt, leds: leds, watchdog: w)
+        return BeaconConfig(beacon: b, frames: frames, bluetooth: bt, leds: leds, watchdog: w)
     }
 
     // MARK: - Tables
@@ -99,10 +102,10 @@ struct ConfigValidator {
                               reserved: UInt8(truncatingIfNeeded: reserved))
     }
 
-    mutating func readUUID(_ t: TOMLTable) -> [UInt8]? {
-        guard let (s, p) = string(t, "beacon", "uuid", required: true) else { return nil }
+    mutating func readUUID(_ t: TOMLTable, table: String = "beacon", required: Bool = true) -> [UInt8]? {
+        guard let (s, p) = string(t, table, "uuid", required: required) else { return nil }
         guard let bytes = parseUUID(s) else {
-            report("beacon.uuid must be 32 hex digits, plain or grouped 8-4-4-4-12 with hyphens (like \"2f234454-cf6d-4a0f-adf2-f4911ba9ffa6\")", at: p)
+            report("\(table).uuid must be 32 hex digits, plain or grouped 8-4-4-4-12 with hyphens (like \"2f234454-cf6d-4a0f-adf2-f4911ba9ffa6\")", at: p)
             return nil
         }
         return bytes
@@ -125,6 +128,9 @@ struct ConfigValidator {
         }
         if let v = integer(t, "bluetooth", "tx_power_dbm", BluetoothSettings.txPowerRange) {
             out.txPowerDbm = Int8(truncatingIfNeeded: v)
+        }
+        if let v = integer(t, "bluetooth", "rotation_ms", BluetoothSettings.rotationRange) {
+            out.rotationMs = UInt16(truncatingIfNeeded: v)
         }
         return ok ? out : nil
     }

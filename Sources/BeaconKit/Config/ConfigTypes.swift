@@ -1,14 +1,19 @@
 /// The daemon's configuration (SPEC §2), as read from /etc/altbeacond/config.toml.
 public struct BeaconConfig: Equatable, Sendable {
+    /// `[beacon]`: the AltBeacon identity, and the defaults of `[ibeacon]`.
     public var beacon: BeaconIdentity
+    /// What goes on air, in the fixed order of `BeaconFrames.types` (SPEC §3); never empty.
+    public var frames: [ConfiguredFrame]
     public var bluetooth: BluetoothSettings
     /// nil when the file has no [leds] table.
     public var leds: LEDSettings?
     public var watchdog: WatchdogSettings
 
-    public init(beacon: BeaconIdentity, bluetooth: BluetoothSettings = BluetoothSettings(),
+    /// `frames` nil: the AltBeacon frame of `beacon` alone.
+    public init(beacon: BeaconIdentity, frames: [ConfiguredFrame]? = nil, bluetooth: BluetoothSettings = BluetoothSettings(),
                 leds: LEDSettings? = nil, watchdog: WatchdogSettings = WatchdogSettings()) {
         self.beacon = beacon
+        self.frames = frames ?? [ConfiguredFrame(AltBeaconFrame(beacon))]
         self.bluetooth = bluetooth
         self.leds = leds
         self.watchdog = watchdog
@@ -25,17 +30,23 @@ public struct BluetoothSettings: Equatable, Sendable {
     public var intervalMs: UInt16
     /// Radio TX power, -127...20 dBm; nil when unset.
     public var txPowerDbm: Int8?
+    /// On controllers without LE extended advertising, how long each frame stays on air in turn.
+    public var rotationMs: UInt16
 
     public static let defaultIntervalMs: UInt16 = 100
     public static let intervalRange: ClosedRange<Int64> = 20...10240
     public static let txPowerRange: ClosedRange<Int64> = -127...20
+    public static let defaultRotationMs: UInt16 = 1000
+    public static let rotationRange: ClosedRange<Int64> = 100...10000
 
     public init(adapter: String = "hci0", adapterIndex: UInt16 = 0,
-                intervalMs: UInt16 = BluetoothSettings.defaultIntervalMs, txPowerDbm: Int8? = nil) {
+                intervalMs: UInt16 = BluetoothSettings.defaultIntervalMs, txPowerDbm: Int8? = nil,
+                rotationMs: UInt16 = BluetoothSettings.defaultRotationMs) {
         self.adapter = adapter
         self.adapterIndex = adapterIndex
         self.intervalMs = intervalMs
         self.txPowerDbm = txPowerDbm
+        self.rotationMs = rotationMs
     }
 }
 

@@ -1,0 +1,87 @@
+// The frames beside AltBeacon (SPEC §2, §3): `beacon.altbeacon`, `[ibeacon]` and `[eddystone]`.
+
+extension ConfigValidator {
+    static let eddystoneDefaultPowerOffset: Int64 = 41
+    static let eddystonePowerRange: ClosedRange<Int64> = -100...20
+
+    /// The frames to send, in `BeaconFrames.types` order; nil (with problems reported) if refused.
+    mutating func readFrames(_ beacon: BeaconIdentity, _ tables: [String: TOMLTable]) -> [ConfiguredFrame]? {
+        var frames: [ConfiguredFrame] = []
+        let altbeacon = tables["beacon"].flatMap { boolean($0, "beacon", "altbeacon") } ?? true
+        if altbeacon { frames.append(ConfiguredFrame(AltBeaconFrame(beacon))) }
+        let before = problems.count
+        if let t = tables["ibeacon"], let f = readIBeacon(t, beacon) { frames.append(ConfiguredFrame(f)) }
+        if let t = tables["eddystone"] { frames += readEddystone(t, beacon) }
+        guard problems.count == before else { return nil }
+        if frames.isEmpty, let e = tables["beacon"]?.entry("altbeacon") {
+            report("beacon.altbeacon = false needs another frame: add an [ibeacon] or [eddystone] table", at: e.valuePosition)
+            return nil
+        }
+        return frames
+    }
+
+    /// `[ibeacon]`: every key defaults to the `[beacon]` value; the table's presence turns it on.
+    mutating func readIBeacon(_ t: TOMLTable, _ b: BeaconIdentity) -> IBeaconFrame? {
+        let uuid = t.entry("uuid") == nil ? b.uuid : readUUID(t, table: "ibeacon", required: false)
+        let major = integer(t, "ibeacon", "major", 0...65535) ?? Int64(b.major)
+        let minor = integer(t, "ibeacon", "minor", 0...65535) ?? Int64(b.minor)
+        let power = integer(t, "ibeacon", "power", -127...0) ?? Int64(b.power)
+        guard let uuid else { return nil }
+        return IBeaconFrame(uuid: uuid, major: UInt16(truncatingIfNeeded: major), minor: UInt16(truncatingIfNeeded: minor),
+                            power: Int8(truncatingIfNeeded: power))
+    }
+
+    /// `[eddystone]`: UID with namespace + instance, URL with url, TLM with tlm = true.
+    mutating func readEddystone(_ t: TOMLTable, _ b: BeaconIdentity) -> [ConfiguredFrame] {
+        let derived = min(max(Int64(b.power) + Self.eddystoneDefaultPowerOffset, Self.eddystonePowerRange.lowerBound),
+                          Self.eddystonePowerRange.upperBound)
+        let power = Int8(truncatingIfNeeded: integer(t, "eddystone", "power_0m", Self.eddystonePowerRange) ?? derived)
+        var out: [ConfiguredFrame] = []
+        let namespace = hexID(t, "namespace", digits: 20, example: "\"edd1ebeac04e5defa017\"")
+        let instance = hexID(t, "instance", digits: 12, example: "\"0123456789ab\"")
+        switch (namespace, instance) {
+        case (let n?, let i?):
+            out.append(ConfiguredFrame(EddystoneUIDFrame(namespace: n, instance: i, power0m: power)))
+        case (_?, nil) where t.entry("instance") == nil:
+            if let e = t.entry("namespace") { report("eddystone.namespace needs eddystone.instance (12 hex digits) too: the UID frame sends both", at: e.keyPosition) }
+        case (nil, _?) where t.entry("namespace") == nil:
+            if let e = t.entry("instance") { report("eddystone.instance needs eddystone.namespace (20 hex digits) too: the UID frame sends both", at: e.keyPosition) }
+        default: break
+        }
+        if let (url, p) = string(t, "eddystone", "url") {
+            switch EddystoneURLFrame.encode(url) {
+            case .success(let encoded): out.append(ConfiguredFrame(EddystoneURLFrame(encoded: encoded, power0m: power)))
+            case .failure(.scheme):
+                report("eddystone.url must start with http:// or https:// (lowercase), like \"https://example.com\"", at: p)
+            case .failure(.character(let offset)):
+                report("eddystone.url has a character Eddystone cannot send at byte \(offset + 1) (only printable ASCII, no spaces)", at: p)
+            case .failure(.tooLong(let n)):
+                report("eddystone.url encodes to \(n) bytes after its scheme; Eddystone-URL carries at most \(EddystoneURLFrame.maxEncodedLength) (use a shorter URL)", at: p)
+            }
+        }
+        if boolean(t, "eddystone", "tlm") == true { out.append(ConfiguredFrame(EddystoneTLMFrame())) }
+        if out.isEmpty, t.entry("namespace") == nil, t.entry("instance") == nil, t.entry("url") == nil, t.entry("tlm") == nil {
+            report("[eddystone] turns on no frame: set namespace and instance (UID), url (URL) or tlm = true (TLM)", at: t.position)
+        }
+        return out
+    }
+
+    /// Exactly `digits` hex digits, any case.
+    private mutating func hexID(_ t: TOMLTable, _ key: String, digits: Int, example: String) -> [UInt8]? {
+        guard let (s, p) = string(t, "eddystone", key) else { return nil }
+        let u = Array(s.utf8)
+        var out: [UInt8] = []
+        if u.count == digits {
+            var k = 0
+            while k + 1 < u.count, let hi = hexValue(u[k]), let lo = hexValue(u[k + 1]) {
+                out.append(hi << 4 | lo)
+                k += 2
+            }
+        }
+        guard out.count == digits / 2 else {
+            report("eddystone.\(key) must be exactly \(digits) hex digits, like \(example)", at: p)
+            return nil
+        }
+        return out
+    }
+}

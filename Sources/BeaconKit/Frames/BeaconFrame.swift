@@ -1,0 +1,116 @@
+/// One kind of beacon advertisement (SPEC §3). Each frame type is one file: a value type that
+/// encodes itself as the AD structures sent on air, decodes itself from what a scanner heard,
+/// and lists its fields for `check` and `scan`. The advertiser, the interference classifier,
+/// `check` and `scan` use frames only through this protocol and `BeaconFrames.types`.
+public protocol BeaconFrame: Sendable {
+    /// Its name in `check` (`advertising-data[<name>]`), `scan`'s type column and JSON, and the log.
+    static var name: String { get }
+    /// The AD structures exactly as sent, flags first, at most 31 bytes (a whole legacy payload).
+    /// Frames that carry telemetry read it from `telemetry`; the others ignore it.
+    func advertisingData(_ telemetry: Telemetry) -> [UInt8]
+    /// Decoded fields, in display order: ("uuid", "2f234454-..."), ("major", "1"), ...
+    var fields: [FrameField] { get }
+    /// The frame in a received advertising payload, or nil when it holds no such frame. Checks
+    /// every length before reading: any nearby device can send these bytes.
+    static func decode(_ data: ArraySlice<UInt8>) -> Self?
+}
+
+extension BeaconFrame {
+    public var name: String { Self.name }
+    /// True when the payload changes while on air (telemetry): the advertiser refreshes it.
+    public var carriesTelemetry: Bool {
+        advertisingData(.zero) != advertisingData(Telemetry(uptimeDeciseconds: 1, advertisingCount: 1, temperature: nil))
+    }
+}
+
+/// A field as `check` and `scan` show it. `number` fields go into JSON unquoted.
+public struct FrameField: Equatable, Sendable {
+    public var key: String
+    public var value: String
+    public var isNumber: Bool
+    public init(_ key: String, _ value: String, number: Bool = false) {
+        self.key = key; self.value = value; isNumber = number
+    }
+    public static func number<I: BinaryInteger>(_ key: String, _ v: I) -> FrameField { FrameField(key, "\(v)", number: true) }
+}
+
+/// What the beacon knows about itself, for the Eddystone-TLM frame.
+public struct Telemetry: Equatable, Sendable {
+    /// Time since the beacon went on air, in 0.1 s units.
+    public var uptimeDeciseconds: UInt32
+    /// Advertising PDUs sent since then (all frames).
+    public var advertisingCount: UInt32
+    /// SoC temperature in °C as signed 8.8 fixed point; nil when not readable.
+    public var temperature: Int16?
+    /// Battery voltage in mV; 0: mains powered (a Pi has no battery).
+    public var batteryMillivolts: UInt16
+
+    public init(uptimeDeciseconds: UInt32, advertisingCount: UInt32, temperature: Int16?, batteryMillivolts: UInt16 = 0) {
+        self.uptimeDeciseconds = uptimeDeciseconds; self.advertisingCount = advertisingCount
+        self.temperature = temperature; self.batteryMillivolts = batteryMillivolts
+    }
+
+    public static let zero = Telemetry(uptimeDeciseconds: 0, advertisingCount: 0, temperature: nil)
+
+    /// Millidegrees as Linux's thermal zones report them -> 8.8 fixed point (clamped).
+    public static func fixed88(millidegrees: Int64) -> Int16 {
+        let v = millidegrees * 256 / 1000
+        return Int16(clamping: v)
+    }
+}
+
+/// A frame as configured: compared by name and the bytes it would send, so two configs that put
+/// the same bytes on air are the same.
+public struct ConfiguredFrame: Equatable, Sendable {
+    public let frame: any BeaconFrame
+    public init(_ frame: any BeaconFrame) { self.frame = frame }
+    public var name: String { frame.name }
+    public static func == (a: ConfiguredFrame, b: ConfiguredFrame) -> Bool {
+        a.name == b.name && a.frame.advertisingData(.zero) == b.frame.advertisingData(.zero)
+    }
+}
+
+/// The frame types altbeacond knows, in the fixed order frames go on air and are listed.
+/// A new frame type is a new file with a `BeaconFrame` and one entry here (plus its config keys).
+public enum BeaconFrames {
+    public static let types: [any BeaconFrame.Type] = [
+        AltBeaconFrame.self, IBeaconFrame.self, EddystoneUIDFrame.self, EddystoneURLFrame.self, EddystoneTLMFrame.self,
+    ]
+
+    public static var names: [String] { types.map { $0.name } }
+
+    /// Every frame found in a received payload (usually one).
+    public static func decode(_ data: ArraySlice<UInt8>) -> [any BeaconFrame] {
+        types.compactMap { $0.decode(data) }
+    }
+}
+
+/// The AD structures of an advertising payload, each as (type, data), every length checked.
+/// Stops at an early zero length (the rest is padding) or a structure running off the end.
+public func adStructures(_ data: ArraySlice<UInt8>) -> [(type: UInt8, data: ArraySlice<UInt8>)] {
+    var out: [(UInt8, ArraySlice<UInt8>)] = []
+    var i = data.startIndex
+    while i < data.endIndex {
+        let len = Int(data[i])
+        if len == 0 { break }
+        let end = i + 1 + len
+        guard end <= data.endIndex else { break }
+        out.append((data[i + 1], data[(i + 2)..<end]))
+        i = end
+    }
+    return out
+}
+
+/// The flags AD every frame starts with: LE General Discoverable, BR/EDR not supported.
+let flagsAD: [UInt8] = [0x02, 0x01, 0x06]
+
+func be16(_ v: UInt16) -> [UInt8] { [UInt8(truncatingIfNeeded: v >> 8), UInt8(truncatingIfNeeded: v)] }
+func be32(_ v: UInt32) -> [UInt8] { [UInt8(truncatingIfNeeded: v >> 24), UInt8(truncatingIfNeeded: v >> 16), UInt8(truncatingIfNeeded: v >> 8), UInt8(truncatingIfNeeded: v)] }
+func readBE16(_ b: ArraySlice<UInt8>, _ at: Int) -> UInt16 { UInt16(b[b.startIndex + at]) << 8 | UInt16(b[b.startIndex + at + 1]) }
+func readBE32(_ b: ArraySlice<UInt8>, _ at: Int) -> UInt32 {
+    UInt32(readBE16(b, at)) << 16 | UInt32(readBE16(b, at + 2))
+}
+/// Exactly `n` bytes, zero-padded or cut: a malformed value never misaligns a frame.
+func exactly(_ n: Int, _ bytes: [UInt8]) -> [UInt8] {
+    bytes.count >= n ? Array(bytes.prefix(n)) : bytes + [UInt8](repeating: 0, count: n - bytes.count)
+}

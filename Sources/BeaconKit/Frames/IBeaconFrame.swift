@@ -1,0 +1,34 @@
+/// Apple's iBeacon, the only frame iOS CoreLocation ranges: a manufacturer-specific AD with
+/// company 0x004C, type 0x02, length 0x15, then UUID, major, minor (big-endian) and the
+/// measured power at 1 m. 30 bytes with the flags.
+public struct IBeaconFrame: BeaconFrame, Equatable {
+    public static let name = "ibeacon"
+    public static let appleCompanyID: UInt16 = 0x004c
+    public var uuid: [UInt8]
+    public var major: UInt16
+    public var minor: UInt16
+    public var power: Int8
+
+    public init(uuid: [UInt8], major: UInt16, minor: UInt16, power: Int8) {
+        self.uuid = uuid; self.major = major; self.minor = minor; self.power = power
+    }
+
+    public func advertisingData(_: Telemetry) -> [UInt8] {
+        flagsAD + [0x1a, 0xff, 0x4c, 0x00, 0x02, 0x15] + exactly(16, uuid) + be16(major) + be16(minor)
+            + [UInt8(bitPattern: power)]
+    }
+
+    public var fields: [FrameField] {
+        [FrameField("uuid", formatUUID(uuid)), .number("major", major), .number("minor", minor), .number("power", power)]
+    }
+
+    public static func decode(_ data: ArraySlice<UInt8>) -> IBeaconFrame? {
+        for ad in adStructures(data) where ad.type == 0xff && ad.data.count == 25 {
+            let d = ad.data, s = d.startIndex
+            guard d[s] == 0x4c, d[s + 1] == 0x00, d[s + 2] == 0x02, d[s + 3] == 0x15 else { continue }
+            return IBeaconFrame(uuid: Array(d[(s + 4)..<(s + 20)]), major: readBE16(d, 20), minor: readBE16(d, 22),
+                                power: Int8(bitPattern: d[s + 24]))
+        }
+        return nil
+    }
+}
