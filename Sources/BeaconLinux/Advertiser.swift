@@ -1,35 +1,33 @@
 import BeaconKit
 import Glibc
 
-public enum AdvertisingMode: Equatable, Sendable, CustomStringConvertible {
-    case legacy
-    case extended(handle: UInt8)
-    public var description: String {
-        switch self {
-        case .legacy: "legacy"
-        case .extended(let h): "extended, set \(h)"
-        }
-    }
-}
-
-/// Puts the beacon on air through the kernel's HCI socket, the way the study guide does by hand,
-/// with the fallbacks real controllers need (SPEC §3). Every command waits for its completion.
+/// Puts the configured frames on air through the kernel's HCI socket, the way the study guide
+/// does by hand, with the fallbacks real controllers need (SPEC §3): one extended advertising set
+/// per frame where the controller has them, else legacy commands with the frames taking turns
+/// (`AirPlan`). Every command waits for its completion.
 public final class Advertiser {
     public static let commandTimeoutMs = 1000
     public let control: HCIControlSocket
     public private(set) var device: HCIDeviceSocket?
     public private(set) var info: ControllerInfo?
-    public private(set) var mode: AdvertisingMode = .legacy
     public private(set) var effectiveIntervalMs: UInt16 = 0
-    public private(set) var payload: [UInt8] = []
-    /// What we last put on air on this device (nil after close or disable).
-    private var onAirMode: AdvertisingMode?
+    /// How the frames share the controller; nil when nothing of ours is on air.
+    public private(set) var plan: AirPlan?
+    /// The plan of the last arm, kept for the monitor while re-arming.
+    private var lastPlan = AirPlan(handles: nil, frameCount: 1)
+    private var frames: [ConfiguredFrame] = []
+    /// What we last sent to each slot.
+    private var slotData: [[UInt8]] = []
+    /// The frame of the rotating (last) slot that is on air.
+    private var turn = 0
     /// Commands we sent recently, so the monitor can tell ours from another process's.
     public var sent = SentCommandLog()
     private var warnedTxPower = false
     /// Called once the adapter is up, before our commands: what the kernel sent to initialise
     /// it (a Reset among them) is not interference.
     public var afterBringUp: (() -> Void)?
+    /// What the TLM frame carries, asked for each time it is (re)sent.
+    public var telemetry: () -> Telemetry = { .zero }
     private let log: Logger
 
     public init(control: HCIControlSocket, log: Logger) {
@@ -37,31 +35,92 @@ public final class Advertiser {
         self.log = log
     }
 
-    /// The set handle in extended mode, for classifying others' commands.
-    public var extendedHandle: UInt8? {
-        if case .extended(let h) = mode { return h }
-        return nil
+    /// "legacy", "legacy, 3 frames in turn", "extended, sets 2 1 0".
+    public var mode: String {
+        let p = plan ?? lastPlan
+        var s = p.handles.map { "extended, set\($0.count > 1 ? "s" : "") " + $0.map { "\($0)" }.joined(separator: " ") } ?? "legacy"
+        if p.rotates { s += ", \(p.frameCount - p.slotCount + 1) frames in turn" }
+        return s
+    }
+
+    /// Ours on air, for classifying others' commands: every frame's payload and what each slot carries.
+    public var onAir: OnAirAdvertising {
+        OnAirAdvertising(handles: (plan ?? lastPlan).handles, payloads: frames.map { $0.frame.advertisingData(.zero) } + slotData)
+    }
+
+    /// True when a slot switches frames every `rotation_ms`.
+    public var rotates: Bool { plan?.rotates ?? false }
+
+    /// True when a frame with telemetry has a slot of its own: its data is refreshed now and then.
+    public var hasStandingTelemetry: Bool {
+        guard let plan else { return false }
+        return (0..<plan.slotCount).contains { s in
+            let r = plan.frames(inSlot: s)
+            return r.count == 1 && frames[r.lowerBound].frame.carriesTelemetry
+        }
     }
 
     public func close() {
         device?.close()
         device = nil
         info = nil
-        onAirMode = nil
+        plan = nil
     }
 
-    /// Configures and enables advertising. Returns nil when the beacon is on air.
+    /// Configures and enables advertising. Returns nil when every frame is on air.
     public func arm(_ config: BeaconConfig, scope: ArmScope) -> ArmFailure? {
         let index = config.bluetooth.adapterIndex
         if scope == .full || device == nil || device?.index != index {
             if let failure = prepare(index: index) { return failure }
         }
         guard let dev = device, let info else { return .missing }
-        payload = AltBeacon.advertisingData(config.beacon)
-        if scope == .data, onAirMode != nil, run(dataCommand(), on: dev) == nil { return nil }
+        let sameFrames = frames.map(\.name) == config.frames.map(\.name)
+        frames = config.frames
+        if scope == .data, sameFrames, let plan, updateChangedSlots(plan, dev) == nil { return nil }
         let result = configure(config, dev, info)
-        onAirMode = result == nil ? mode : nil
+        if result != nil { plan = nil }
         return result
+    }
+
+    /// After an edit that changed frames' contents only: re-sends just the slots whose bytes changed.
+    private func updateChangedSlots(_ plan: AirPlan, _ dev: HCIDeviceSocket) -> HCICommandFailure? {
+        for s in 0..<plan.slotCount {
+            let r = plan.frames(inSlot: s)
+            let f = r.count > 1 ? r.lowerBound + turn % r.count : r.lowerBound
+            if let e = send(frame: f, slot: s, plan, dev, onlyIfChanged: true) { return e }
+        }
+        return nil
+    }
+
+    /// Sends frame `f`'s payload to slot `s`.
+    private func send(frame f: Int, slot s: Int, _ plan: AirPlan, _ dev: HCIDeviceSocket, onlyIfChanged: Bool = false) -> HCICommandFailure? {
+        let data = frames[f].frame.advertisingData(frames[f].frame.carriesTelemetry ? telemetry() : .zero)
+        if onlyIfChanged, s < slotData.count, slotData[s] == data { return nil }
+        let command: any HCICommand = plan.handle(ofSlot: s).map { LESetExtendedAdvertisingData(handle: $0, data: data) }
+            ?? LESetAdvertisingData(data: data)
+        if let e = run(command, on: dev) { return e }
+        while slotData.count <= s { slotData.append([]) }
+        slotData[s] = data
+        return nil
+    }
+
+    /// The next frame of the rotating slot (every `rotation_ms`).
+    public func rotate() -> ArmFailure? {
+        guard let plan, plan.rotates, let dev = device else { return nil }
+        let s = plan.slotCount - 1, r = plan.frames(inSlot: s)
+        turn = (turn + 1) % r.count
+        return send(frame: r.lowerBound + turn, slot: s, plan, dev).map(failure(for:))
+    }
+
+    /// Re-sends the frames with telemetry that have a slot of their own (fresh uptime and count).
+    public func refreshTelemetry() -> ArmFailure? {
+        guard let plan, let dev = device else { return nil }
+        for s in 0..<plan.slotCount {
+            let r = plan.frames(inSlot: s)
+            guard r.count == 1, frames[r.lowerBound].frame.carriesTelemetry else { continue }
+            if let e = send(frame: r.lowerBound, slot: s, plan, dev) { return failure(for: e) }
+        }
+        return nil
     }
 
     /// Opens the adapter, brings it up and reads what it can do.
@@ -110,8 +169,10 @@ public final class Advertiser {
         return .success(i)
     }
 
+    /// Extended commands where they bring something (a TX power, frames on air at once), else
+    /// legacy ones; each falls back on the other when the controller refuses it (SPEC §3).
     private func configure(_ config: BeaconConfig, _ dev: HCIDeviceSocket, _ info: ControllerInfo) -> ArmFailure? {
-        var wantsExtended = false
+        var wantsExtended = info.hasExtendedAdvertising && frames.count > 1
         if config.bluetooth.txPowerDbm != nil {
             if info.hasExtendedAdvertising {
                 wantsExtended = true
@@ -120,61 +181,77 @@ public final class Advertiser {
                 log.warning("tx_power_dbm is ignored: \(config.bluetooth.adapter) has no LE extended advertising (\(info.versionName))")
             }
         }
-        let handle = info.advertisingSets > 0 ? min(info.advertisingSets - 1, 0xef) : 0
-        leavePreviousMode(forExtended: wantsExtended, dev)
+        let handles = AirPlan.handles(frames: frames.count, supportedSets: info.advertisingSets)
+        let extended = AirPlan(handles: handles, frameCount: frames.count)
+        let legacy = AirPlan(handles: nil, frameCount: frames.count)
+        leavePrevious(for: wantsExtended ? extended : legacy, dev)
         if wantsExtended {
-            switch armExtended(config, dev, handle: handle) {
-            case .none: mode = .extended(handle: handle); return nil
+            switch armExtended(config, dev, extended) {
+            case .none: return onAir(extended)
             case .some(.status(_, .commandDisallowed)):
                 // Controllers may refuse extended commands once legacy ones were used, until reset.
-                log.warning("\(config.bluetooth.adapter) refuses extended advertising now; advertising with legacy commands, tx_power_dbm applies after the adapter restarts")
+                log.warning("\(config.bluetooth.adapter) refuses extended advertising now; advertising with legacy commands\(frames.count > 1 ? ", the frames in turn" : ""), until the adapter restarts")
             case .some(let f): return failure(for: f)
             }
         }
-        switch armLegacy(config, dev) {
+        switch armLegacy(config, dev, legacy) {
         case .none:
-            mode = .legacy
-            return nil
+            return onAir(legacy)
         case .some(.status(_, .commandDisallowed)) where info.hasExtendedAdvertising && !wantsExtended:
             // The host has used extended advertising: legacy commands are now refused (SPEC §3).
             log.info("legacy advertising commands refused on \(config.bluetooth.adapter); using extended commands with a legacy PDU")
-            mode = .extended(handle: handle)
-            return armExtended(config, dev, handle: handle).map(failure(for:))
+            if let f = armExtended(config, dev, extended) { return failure(for: f) }
+            return onAir(extended)
         case .some(let f):
             return failure(for: f)
         }
     }
 
-    /// Switching between legacy and extended commands: take the old advertising down first, or
-    /// it stays on air beside the new one (and the controller may refuse the mix).
-    private func leavePreviousMode(forExtended: Bool, _ dev: HCIDeviceSocket) {
-        let quiet: [HCIStatus] = [.commandDisallowed, .unknownAdvertisingIdentifier, .unknownCommand]
-        switch onAirMode {
-        case .legacy? where forExtended:
-            _ = run(LESetAdvertiseEnable(false), on: dev, tolerating: quiet)
-        case .extended(let h)? where !forExtended:
-            _ = run(LESetExtendedAdvertisingEnable(false, handle: h), on: dev, tolerating: quiet)
-            _ = run(LERemoveAdvertisingSet(handle: h), on: dev, tolerating: quiet)
-        default:
-            break
-        }
+    private func onAir(_ p: AirPlan) -> ArmFailure? {
+        plan = p
+        lastPlan = p
+        return nil
     }
 
-    private func armLegacy(_ config: BeaconConfig, _ dev: HCIDeviceSocket) -> HCICommandFailure? {
+    /// Switching between legacy commands and sets (or to other sets): take the old advertising
+    /// down first, or it stays on air beside the new one (and the controller may refuse the mix).
+    private func leavePrevious(for next: AirPlan, _ dev: HCIDeviceSocket) {
+        guard let previous = plan, previous.handles != next.handles else { return }
+        let quiet: [HCIStatus] = [.commandDisallowed, .unknownAdvertisingIdentifier, .unknownCommand]
+        if let old = previous.handles {
+            for h in old where !(next.handles ?? []).contains(h) {
+                _ = run(LESetExtendedAdvertisingEnable(false, handle: h), on: dev, tolerating: quiet)
+                _ = run(LERemoveAdvertisingSet(handle: h), on: dev, tolerating: quiet)
+            }
+        } else {
+            _ = run(LESetAdvertiseEnable(false), on: dev, tolerating: quiet)
+        }
+        plan = nil
+    }
+
+    private func armLegacy(_ config: BeaconConfig, _ dev: HCIDeviceSocket, _ plan: AirPlan) -> HCICommandFailure? {
         if let f = run(LESetAdvertiseEnable(false), on: dev, tolerating: [.commandDisallowed]) { return f }
         if let f = setInterval(config, dev, { LESetAdvertisingParameters(intervalMs: $0) }) { return f }
-        if let f = run(LESetAdvertisingData(data: payload), on: dev) { return f }
+        slotData = []
+        turn = 0
+        if let f = send(frame: 0, slot: 0, plan, dev) { return f }
         // Some controllers answer Command Disallowed when already enabled: not a failure.
         return run(LESetAdvertiseEnable(true), on: dev, tolerating: [.commandDisallowed])
     }
 
-    private func armExtended(_ config: BeaconConfig, _ dev: HCIDeviceSocket, handle: UInt8) -> HCICommandFailure? {
+    private func armExtended(_ config: BeaconConfig, _ dev: HCIDeviceSocket, _ plan: AirPlan) -> HCICommandFailure? {
         let quiet: [HCIStatus] = [.commandDisallowed, .unknownAdvertisingIdentifier]
-        if let f = run(LESetExtendedAdvertisingEnable(false, handle: handle), on: dev, tolerating: quiet) { return f }
         let tx = config.bluetooth.txPowerDbm
-        if let f = setInterval(config, dev, { LESetExtendedAdvertisingParameters(handle: handle, intervalMs: $0, txPowerDbm: tx) }) { return f }
-        if let f = run(LESetExtendedAdvertisingData(handle: handle, data: payload), on: dev) { return f }
-        return run(LESetExtendedAdvertisingEnable(true, handle: handle), on: dev, tolerating: [.commandDisallowed])
+        slotData = []
+        turn = 0
+        for s in 0..<plan.slotCount {
+            guard let h = plan.handle(ofSlot: s) else { continue }
+            if let f = run(LESetExtendedAdvertisingEnable(false, handle: h), on: dev, tolerating: quiet) { return f }
+            if let f = setInterval(config, dev, { LESetExtendedAdvertisingParameters(handle: h, intervalMs: $0, txPowerDbm: tx) }) { return f }
+            if let f = send(frame: plan.frames(inSlot: s).lowerBound, slot: s, plan, dev) { return f }
+            if let f = run(LESetExtendedAdvertisingEnable(true, handle: h), on: dev, tolerating: [.commandDisallowed]) { return f }
+        }
+        return nil
     }
 
     /// Sets parameters at the configured interval; Bluetooth 4.x controllers refuse
@@ -193,11 +270,6 @@ public final class Advertiser {
         return f
     }
 
-    private func dataCommand() -> any HCICommand {
-        if case .extended(let h) = mode { return LESetExtendedAdvertisingData(handle: h, data: payload) }
-        return LESetAdvertisingData(data: payload)
-    }
-
     private func run(_ command: any HCICommand, on dev: HCIDeviceSocket, tolerating: [HCIStatus] = []) -> HCICommandFailure? {
         dev.run(command, timeoutMs: Self.commandTimeoutMs, tolerating: tolerating, log: log)
     }
@@ -212,16 +284,21 @@ public final class Advertiser {
     /// Takes the beacon off air (on stop): no stale identity stays on the air.
     public func disable(timeoutMs: Int) -> HCICommandFailure? {
         guard let dev = device else { return nil }
-        onAirMode = nil
-        let r: Result<[UInt8], HCICommandFailure>
-        switch mode {
-        case .legacy: r = dev.execute(LESetAdvertiseEnable(false), timeoutMs: timeoutMs)
-        case .extended(let h):
-            r = dev.execute(LESetExtendedAdvertisingEnable(false, handle: h), timeoutMs: timeoutMs)
-            _ = dev.execute(LERemoveAdvertisingSet(handle: h), timeoutMs: timeoutMs)
+        let p = plan ?? lastPlan
+        plan = nil
+        var first: HCICommandFailure?
+        func note(_ r: Result<[UInt8], HCICommandFailure>) {
+            if case .failure(let f) = r, f != .status(f.opcode, .commandDisallowed), first == nil { first = f }
         }
-        if case .failure(let f) = r, f != .status(f.opcode, .commandDisallowed) { return f }
-        return nil
+        if let handles = p.handles {
+            for h in handles {
+                note(dev.execute(LESetExtendedAdvertisingEnable(false, handle: h), timeoutMs: timeoutMs))
+                _ = dev.execute(LERemoveAdvertisingSet(handle: h), timeoutMs: timeoutMs)
+            }
+        } else {
+            note(dev.execute(LESetAdvertiseEnable(false), timeoutMs: timeoutMs))
+        }
+        return first
     }
 
     func failure(for error: Errno) -> ArmFailure {

@@ -39,10 +39,14 @@ final class Daemon {
         advertiser = Advertiser(control: control, log: log)
         advertiser.afterBringUp = { [unowned monitor] in _ = monitor.readPackets() }
         supervisor = Supervisor(probeIntervalMs: Int64(config.watchdog.checkIntervalS) * 1000)
+        let telemetry = TelemetrySource()
+        advertiser.telemetry = { [unowned self] in
+            telemetry.read(intervalMs: advertiser.effectiveIntervalMs, sets: advertiser.plan?.slotCount ?? 1)
+        }
     }
 
     func start() {
-        log.info("altbeacond \(version): beacon \(describe(config.beacon)) on \(config.bluetooth.adapter), every \(config.bluetooth.intervalMs) ms")
+        log.info("altbeacond \(version): beacon \(describe(config)) on \(config.bluetooth.adapter), every \(config.bluetooth.intervalMs) ms")
         if let leds = config.leds { lights = StatusLights(settings: leds, loop: loop, log: log) }
         lights?.show(.starting)
         loop.watch(signals.fd) { [unowned self] in onSignals() }
@@ -109,7 +113,7 @@ final class Daemon {
         for packet in monitor.readPackets() {
             guard packet.index == config.bluetooth.adapterIndex, let (op, params) = packet.command else { continue }
             if advertiser.sent.consume(op, params, at: now) { continue }
-            if let what = classifyForeignCommand(op, params, ourData: advertiser.payload, ourHandle: advertiser.extendedHandle) {
+            if let what = classifyForeignCommand(op, params, onAir: advertiser.onAir) {
                 log.debug("foreign \(op): \(what.rawValue)")
                 handle(.interference(what))
             }
@@ -162,8 +166,9 @@ final class Daemon {
                 log.warning("\(config.bluetooth.adapter): hardware error 0x\(hexString(CollectionOfOne(code))) while arming")
             }
             if result == nil, scope != .data || supervisor.phase != .advertising {
-                log.info("on air: \(describe(config.beacon)) on \(config.bluetooth.adapter) (\(advertiser.mode), every \(advertiser.effectiveIntervalMs) ms)")
+                log.info("on air: \(describe(config)) on \(config.bluetooth.adapter) (\(advertiser.mode), every \(advertiser.effectiveIntervalMs) ms)")
             }
+            if result == nil { scheduleFrameTimers() }
             return .armed(result)
         case .probe:
             return .probed(advertiser.probe())
@@ -222,7 +227,7 @@ final class Daemon {
     }
 
     var statusText: String {
-        let beacon = "\(describe(config.beacon)) on \(config.bluetooth.adapter)"
+        let beacon = "\(describe(config)) on \(config.bluetooth.adapter)"
         var s: String
         switch supervisor.phase {
         case .starting, .arming: s = "arming \(beacon)"
@@ -263,4 +268,12 @@ final class Daemon {
 
 func describe(_ b: BeaconIdentity) -> String {
     "\(b.uuidString) major \(b.major) minor \(b.minor) power \(b.power)"
+}
+
+/// The AltBeacon identity, then the other frames by name.
+func describe(_ c: BeaconConfig) -> String {
+    let altbeacon = c.frames.contains { $0.frame is AltBeaconFrame }
+    let others = c.frames.filter { !($0.frame is AltBeaconFrame) }.map(\.name)
+    if !altbeacon { return others.joined(separator: " + ") }
+    return describe(c.beacon) + (others.isEmpty ? "" : " + " + others.joined(separator: " + "))
 }

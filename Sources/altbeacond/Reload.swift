@@ -78,13 +78,18 @@ extension Daemon {
             scope = .full
         } else if new.bluetooth.intervalMs != old.bluetooth.intervalMs || new.bluetooth.txPowerDbm != old.bluetooth.txPowerDbm {
             scope = .parameters
-        } else if new.beacon != old.beacon {
+        } else if new.frames.map(\.name) != old.frames.map(\.name) {
+            // Frames added or removed: the slots are laid out anew.
+            scope = .parameters
+        } else if new.frames != old.frames {
+            // Only the frames whose bytes changed are sent again.
             scope = .data
         } else {
             scope = nil
         }
+        if new.bluetooth.rotationMs != old.bluetooth.rotationMs, loop.isScheduled("rotate") { scheduleRotation() }
         if let scope {
-            log.info("config changed: \(describe(new.beacon)) on \(new.bluetooth.adapter), every \(new.bluetooth.intervalMs) ms")
+            log.info("config changed: \(describe(new)) on \(new.bluetooth.adapter), every \(new.bluetooth.intervalMs) ms")
             handle(.configChanged(scope))
         }
     }

@@ -6,9 +6,20 @@ public enum Interference: String, Equatable, Sendable {
     case parametersChanged = "advertising parameters changed"
 }
 
+/// What altbeacond has on air, for telling others' commands apart: the extended set handles
+/// it uses (nil: legacy commands) and every payload of its frames.
+public struct OnAirAdvertising: Equatable, Sendable {
+    public var handles: [UInt8]?
+    public var payloads: [[UInt8]]
+    public init(handles: [UInt8]?, payloads: [[UInt8]]) { self.handles = handles; self.payloads = payloads }
+
+    /// In legacy mode any set counts: a controller running both kinds may drop ours.
+    func isOurs(handle: UInt8) -> Bool { handles?.contains(handle) ?? true }
+    func isOurs(data: ArraySlice<UInt8>) -> Bool { payloads.contains { $0.elementsEqual(data) } }
+}
+
 /// Classifies a command seen on the HCI monitor that altbeacond did not send.
-/// `ourData` is the advertising payload on air; `ourHandle` our set in extended mode.
-public func classifyForeignCommand(_ op: HCIOpcode, _ params: [UInt8], ourData: [UInt8], ourHandle: UInt8?) -> Interference? {
+public func classifyForeignCommand(_ op: HCIOpcode, _ params: [UInt8], onAir: OnAirAdvertising) -> Interference? {
     switch op {
     case .reset:
         return .reset
@@ -16,7 +27,7 @@ public func classifyForeignCommand(_ op: HCIOpcode, _ params: [UInt8], ourData: 
         return params.first == 0 ? .advertisingDisabled : nil
     case .leSetAdvertisingData:
         guard let len = params.first, params.count >= 1 + Int(len) else { return .advertisingOverwritten }
-        return Array(params[1..<(1 + Int(len))]) == ourData ? nil : .advertisingOverwritten
+        return onAir.isOurs(data: params[1..<(1 + Int(len))]) ? nil : .advertisingOverwritten
     case .leSetAdvertisingParameters:
         return .parametersChanged
     case .leSetExtendedAdvertisingEnable:
@@ -25,24 +36,29 @@ public func classifyForeignCommand(_ op: HCIOpcode, _ params: [UInt8], ourData: 
         if params[1] == 0 { return .advertisingDisabled }
         var i = 2
         while i < params.count {
-            if ourHandle == nil || params[i] == ourHandle { return .advertisingDisabled }
+            if onAir.isOurs(handle: params[i]) { return .advertisingDisabled }
             i += 4
         }
         return nil
     case .leSetExtendedAdvertisingData:
-        guard params.count >= 4, ourHandle == nil || params[0] == ourHandle else { return nil }
-        return Array(params.dropFirst(4)) == ourData ? nil : .advertisingOverwritten
+        guard params.count >= 4, onAir.isOurs(handle: params[0]) else { return nil }
+        return onAir.isOurs(data: params.dropFirst(4)) ? nil : .advertisingOverwritten
     case .leSetExtendedAdvertisingParameters:
-        guard let h = params.first, ourHandle == nil || h == ourHandle else { return nil }
+        guard let h = params.first, onAir.isOurs(handle: h) else { return nil }
         return .parametersChanged
     case .leRemoveAdvertisingSet:
-        guard let h = params.first, ourHandle == nil || h == ourHandle else { return nil }
+        guard let h = params.first, onAir.isOurs(handle: h) else { return nil }
         return .advertisingDisabled
     case .leClearAdvertisingSets:
         return .advertisingDisabled
     default:
         return nil
     }
+}
+
+/// One frame on one set (or legacy when `ourHandle` is nil).
+public func classifyForeignCommand(_ op: HCIOpcode, _ params: [UInt8], ourData: [UInt8], ourHandle: UInt8?) -> Interference? {
+    classifyForeignCommand(op, params, onAir: OnAirAdvertising(handles: ourHandle.map { [$0] }, payloads: [ourData]))
 }
 
 /// Remembers the commands we sent so the monitor's copy of them is not taken for interference.

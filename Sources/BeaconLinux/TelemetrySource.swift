@@ -1,0 +1,38 @@
+import BeaconKit
+import Glibc
+
+/// What the Eddystone-TLM frame reports, read from the system (SPEC §3): uptime since the
+/// machine booted (the beacon's power-up), an estimate of the advertising PDUs sent since
+/// altbeacond went on air, and the SoC temperature from the first readable thermal zone.
+public struct TelemetrySource {
+    public let thermalPath: String
+    private let startMs: Int64
+
+    public init(thermalPath: String = "/sys/class/thermal/thermal_zone0/temp") {
+        self.thermalPath = thermalPath
+        startMs = monotonicMilliseconds()
+    }
+
+    /// `sets`: how many frames are on air at once (each is its own stream of PDUs).
+    public func read(intervalMs: UInt16, sets: Int) -> Telemetry {
+        var ts = timespec()
+        clock_gettime(CLOCK_BOOTTIME, &ts)
+        let bootMs = Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
+        let events = (monotonicMilliseconds() - startMs) / Int64(max(20, intervalMs)) * Int64(max(1, sets))
+        return Telemetry(uptimeDeciseconds: UInt32(clamping: bootMs / 100), advertisingCount: UInt32(truncatingIfNeeded: events),
+                         temperature: temperature())
+    }
+
+    /// nil when there is no readable thermal zone (as in a VM): TLM then says "not supported".
+    func temperature() -> Int16? {
+        guard let bytes = try? readFile(thermalPath, limit: 64) else { return nil }
+        var v: Int64 = 0, sign: Int64 = 1, digits = 0
+        for (i, b) in bytes.enumerated() {
+            if i == 0, b == UInt8(ascii: "-") { sign = -1; continue }
+            guard b >= 0x30, b <= 0x39, digits < 12 else { break }
+            v = v * 10 + Int64(b - 0x30)
+            digits += 1
+        }
+        return digits == 0 ? nil : Telemetry.fixed88(millidegrees: sign * v)
+    }
+}
