@@ -66,3 +66,47 @@ tbd_assert_off_air() {
   tb_observe --absent-for "${1:-1500}" --hex "$TB_RIG_HEX" --quiet >/dev/null \
     || { tbd_dump; tb_fail "beacon still heard after the daemon stopped"; }
 }
+
+# tbd_wait_frames TIMEOUT_MS PATTERN...: waits until every PATTERN (advertising data as hex; a
+# trailing * matches any rest, for the TLM frame whose counters change) has been heard on hci1;
+# prints the ms that took. Every report heard stays in $TBD_FRAMES. Status 1 on timeout, with the
+# patterns not heard on stderr.
+TBD_FRAMES=/tmp/frames.log
+tbd_wait_frames() {
+  local timeout=$1 t0 pid p missing=()
+  shift
+  t0=$(tb_now_ms)
+  : >"$TBD_FRAMES"
+  tb_observe --timeout "$timeout" >"$TBD_FRAMES" 2>/dev/null &
+  pid=$!
+  while :; do
+    missing=()
+    for p in "$@"; do
+      if [[ $p == *'*' ]]; then
+        grep -aq " ${p%\*}[0-9a-f]*\$" "$TBD_FRAMES" || missing+=("$p")
+      else
+        grep -aq " $p\$" "$TBD_FRAMES" || missing+=("$p")
+      fi
+    done
+    if [ ${#missing[@]} -eq 0 ]; then
+      kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
+      echo $(($(tb_now_ms) - t0))
+      return 0
+    fi
+    _tb_alive "$pid" || { wait "$pid" 2>/dev/null; echo "not heard within ${timeout} ms: ${missing[*]}" >&2; return 1; }
+    _tb_sleep 0.1
+  done
+}
+# tbd_tlm_field FIELD: from the last TLM frame in $TBD_FRAMES, prints battery, temp (hex), count
+# or uptime (decimal for the last two)
+tbd_tlm_field() {
+  local hex
+  hex=$(grep -ao ' 0201060303aafe1116aafe2000[0-9a-f]*$' "$TBD_FRAMES" | tail -1 | tr -d ' ')
+  [ ${#hex} -eq 50 ] || return 1
+  case "$1" in
+    battery) echo "${hex:26:4}" ;;
+    temp) echo "${hex:30:4}" ;;
+    count) echo $((16#${hex:34:8})) ;;
+    uptime) echo $((16#${hex:42:8})) ;;
+  esac
+}
