@@ -53,9 +53,11 @@ public struct Telemetry: Equatable, Sendable {
     public static let zero = Telemetry(uptimeDeciseconds: 0, advertisingCount: 0, temperature: nil)
 
     /// Millidegrees as Linux's thermal zones report them -> 8.8 fixed point (clamped).
+    /// Clamped before multiplying (no overflow trap on absurd readings), and to ±0x7fff:
+    /// -0x8000 is 0x8000 on air, Eddystone-TLM's "not supported".
     public static func fixed88(millidegrees: Int64) -> Int16 {
-        let v = millidegrees * 256 / 1000
-        return Int16(clamping: v)
+        let m = min(max(millidegrees, -128_000), 128_000)
+        return Int16(clamping: max(m * 256 / 1000, -0x7fff))
     }
 }
 
