@@ -14,7 +14,8 @@ extension ConfigValidator {
         if let t = tables["eddystone"] { frames += readEddystone(t, beacon) }
         guard problems.count == before else { return nil }
         if frames.isEmpty, let e = tables["beacon"]?.entry("altbeacon") {
-            report("beacon.altbeacon = false needs another frame: add an [ibeacon] or [eddystone] table", at: e.valuePosition)
+            // Ranked as a missing key: a misspelt [ibeacon] or [eddystone] header is the real mistake.
+            report("beacon.altbeacon = false needs another frame: add an [ibeacon] or [eddystone] table", at: e.valuePosition, rank: .missing)
             return nil
         }
         return frames
@@ -43,9 +44,10 @@ extension ConfigValidator {
         case (let n?, let i?):
             out.append(ConfiguredFrame(EddystoneUIDFrame(namespace: n, instance: i, power0m: power)))
         case (_?, nil) where t.entry("instance") == nil:
-            if let e = t.entry("namespace") { report("eddystone.namespace needs eddystone.instance (12 hex digits) too: the UID frame sends both", at: e.keyPosition) }
+            // Missing keys: a misspelt `instanc = ...` explains them and is reported instead.
+            if let e = t.entry("namespace") { report("eddystone.namespace needs eddystone.instance (12 hex digits) too: the UID frame sends both", at: e.keyPosition, rank: .missing, key: "eddystone.instance") }
         case (nil, _?) where t.entry("namespace") == nil:
-            if let e = t.entry("instance") { report("eddystone.instance needs eddystone.namespace (20 hex digits) too: the UID frame sends both", at: e.keyPosition) }
+            if let e = t.entry("instance") { report("eddystone.instance needs eddystone.namespace (20 hex digits) too: the UID frame sends both", at: e.keyPosition, rank: .missing, key: "eddystone.namespace") }
         default: break
         }
         if let (url, p) = string(t, "eddystone", "url") {
@@ -61,7 +63,7 @@ extension ConfigValidator {
         }
         if boolean(t, "eddystone", "tlm") == true { out.append(ConfiguredFrame(EddystoneTLMFrame())) }
         if out.isEmpty, t.entry("namespace") == nil, t.entry("instance") == nil, t.entry("url") == nil, t.entry("tlm") == nil {
-            report("[eddystone] turns on no frame: set namespace and instance (UID), url (URL) or tlm = true (TLM)", at: t.position)
+            report("[eddystone] turns on no frame: set namespace and instance (UID), url (URL) or tlm = true (TLM)", at: t.position, rank: .missing)
         }
         return out
     }
