@@ -427,6 +427,7 @@ final class FrameConfigTests: XCTestCase {
         let message = "[eddystone] turns on no frame: set namespace and instance (UID), url (URL) or tlm = true (TLM)"
         XCTAssertTrue(configError(minimalBeacon + "[eddystone]\n").hasSuffix(message), configError(minimalBeacon + "[eddystone]\n"))
         XCTAssertTrue(configError(minimalBeacon + "[eddystone]\npower_0m = 0").hasSuffix(message))
+        XCTAssertEqual(configError(minimalBeacon + "[eddystone]\ntlm = false"), "config.toml:6:1: " + message)
         XCTAssertEqual(frames(minimalBeacon + "[eddystone]\ntlm = true").map(\.name), ["altbeacon", "eddystone-tlm"])
         XCTAssertEqual(configError(minimalBeacon + "[eddystone]\ntlm = 1"),
                        "config.toml:7:7: expected a boolean (true or false) for eddystone.tlm, found an integer")

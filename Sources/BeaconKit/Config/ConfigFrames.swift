@@ -38,6 +38,7 @@ extension ConfigValidator {
                           Self.eddystonePowerRange.upperBound)
         let power = Int8(truncatingIfNeeded: integer(t, "eddystone", "power_0m", Self.eddystonePowerRange) ?? derived)
         var out: [ConfiguredFrame] = []
+        let before = problems.count
         let namespace = hexID(t, "namespace", digits: 20, example: "\"edd1ebeac04e5defa017\"")
         let instance = hexID(t, "instance", digits: 12, example: "\"0123456789ab\"")
         switch (namespace, instance) {
@@ -62,7 +63,8 @@ extension ConfigValidator {
             }
         }
         if boolean(t, "eddystone", "tlm") == true { out.append(ConfiguredFrame(EddystoneTLMFrame())) }
-        if out.isEmpty, t.entry("namespace") == nil, t.entry("instance") == nil, t.entry("url") == nil, t.entry("tlm") == nil {
+        // Unless a problem of this table already says why (`tlm = false` alone turns on nothing either).
+        if out.isEmpty, problems.count == before {
             report("[eddystone] turns on no frame: set namespace and instance (UID), url (URL) or tlm = true (TLM)", at: t.position, rank: .missing)
         }
         return out
