@@ -162,45 +162,56 @@ done
 fig edit $(stats "${e_times[@]}")
 daemon_stop_quiet
 
-section "steady state, quiet ${QUIET_S} s"
-# --- 5. steady state: memory, CPU and wakeups over a quiet window (default config, no observer) --
-clean_controller
-tbd_config
-: >"$LOG"
-tbd_start
-_tb_sleep 2
-pid=$TB_DAEMON_PID
-# ctxsw: voluntary + nonvoluntary context switches summed over the daemon's threads
-ctxsw() {
-  local f s=0 k v
-  for f in /proc/"$pid"/task/*/status; do
-    while read -r k v; do
-      case "$k" in voluntary_ctxt_switches:|nonvoluntary_ctxt_switches:) s=$((s + v)) ;; esac
-    done <"$f"
-  done
-  echo "$s"
+# --- 5. steady state: memory, CPU and wakeups over a quiet window (no observer) ------------------
+# steady_state PREFIX HEX CONFIG-LINES...: the daemon on that config, figures named PREFIX...
+steady_state() {
+  local prefix=$1 hex=$2 pid threads c0 u0 n0 q0 c1 u1 n1 q1
+  shift 2
+  clean_controller
+  tbd_config "$@"
+  : >"$LOG"
+  tbd_start "$hex"
+  _tb_sleep 2
+  pid=$TB_DAEMON_PID
+  # ctxsw: voluntary + nonvoluntary context switches summed over the daemon's threads
+  ctxsw() {
+    local f s=0 k v
+    for f in /proc/"$pid"/task/*/status; do
+      while read -r k v; do
+        case "$k" in voluntary_ctxt_switches:|nonvoluntary_ctxt_switches:) s=$((s + v)) ;; esac
+      done <"$f"
+    done
+    echo "$s"
+  }
+  # cpuns: time on CPU in ns (first field of /proc/PID/task/*/schedstat, summed over threads);
+  # finer than utime+stime, which count whole clock ticks
+  cpuns() { local f s=0 a r; for f in /proc/"$pid"/task/*/schedstat; do read -r a r <"$f"; s=$((s + a)); done; echo "$s"; }
+  # cputicks: utime + stime of the process (all threads), in clock ticks
+  cputicks() { local s; read -r s <"/proc/$pid/stat"; s=${s##*) }; set -- $s; echo $(($12 + $13)); }
+  hz=$(getconf CLK_TCK)
+  threads=$(ls "/proc/$pid/task" | wc -l)
+  c0=$(ctxsw) u0=$(cputicks) n0=$(cpuns) q0=$(tb_now_ms)
+  _tb_sleep "$QUIET_S"
+  c1=$(ctxsw) u1=$(cputicks) n1=$(cpuns) q1=$(tb_now_ms)
+  fig "${prefix}quiet_window_ms" $((q1 - q0))
+  fig "${prefix}wakeups" "$((c1 - c0))" "$((q1 - q0))"
+  fig "${prefix}cpu_quiet_ms" $(((u1 - u0) * 1000 / hz))
+  fig "${prefix}cpu_quiet_us" $(((n1 - n0) / 1000))
+  fig "${prefix}cpu_total_us" $((n1 / 1000))
+  fig "${prefix}cpu_total_ms" $((u1 * 1000 / hz))
+  fig "${prefix}threads" "$threads"
+  fig "${prefix}rss_kb" "$(awk '/^VmRSS:/ {print $2}' /proc/$pid/status)"
+  fig "${prefix}hwm_kb" "$(awk '/^VmHWM:/ {print $2}' /proc/$pid/status)"
+  tb_wait_heard "$hex" 5000 >/dev/null && fig "${prefix}quiet_still_on_air" yes || fig "${prefix}quiet_still_on_air" no
+  daemon_stop_quiet
 }
-# cpuns: time on CPU in ns (first field of /proc/PID/task/*/schedstat, summed over threads);
-# finer than utime+stime, which count whole clock ticks
-cpuns() { local f s=0 a r; for f in /proc/"$pid"/task/*/schedstat; do read -r a r <"$f"; s=$((s + a)); done; echo "$s"; }
-# cputicks: utime + stime of the process (all threads), in clock ticks
-cputicks() { local s; read -r s <"/proc/$pid/stat"; s=${s##*) }; set -- $s; echo $(($12 + $13)); }
-hz=$(getconf CLK_TCK)
-threads=$(ls "/proc/$pid/task" | wc -l)
-c0=$(ctxsw) u0=$(cputicks) n0=$(cpuns) q0=$(tb_now_ms)
-_tb_sleep "$QUIET_S"
-c1=$(ctxsw) u1=$(cputicks) n1=$(cpuns) q1=$(tb_now_ms)
-fig quiet_window_ms $((q1 - q0))
-fig wakeups "$((c1 - c0))" "$((q1 - q0))"
-fig cpu_quiet_ms $(((u1 - u0) * 1000 / hz))
-fig cpu_quiet_us $(((n1 - n0) / 1000))
-fig cpu_total_us $((n1 / 1000))
-fig cpu_total_ms $((u1 * 1000 / hz))
-fig threads "$threads"
-fig rss_kb "$(awk '/^VmRSS:/ {print $2}' /proc/$pid/status)"
-fig hwm_kb "$(awk '/^VmHWM:/ {print $2}' /proc/$pid/status)"
-tb_wait_heard "$HEX" 5000 >/dev/null && fig quiet_still_on_air yes || fig quiet_still_on_air no
-daemon_stop_quiet
+section "steady state, quiet ${QUIET_S} s"
+steady_state "" "$HEX"
+# the same with all five frames of SPEC §3 taking turns on this legacy-only controller (1 s each)
+section "steady state, all frames, quiet ${QUIET_S} s"
+. "$TB_REPO/deploy/testbed/frames-lib.sh"
+steady_state frames_ "$HEX" "[ibeacon]" "major = 7" "[eddystone]" 'namespace = "EDD1EBEAC04E5DEFA017"' \
+  'instance = "0123456789ab"' 'url = "https://www.example.com/"' "tlm = true"
 fig guest_binary_bytes "$(stat -c %s "$ALTBEACOND_BIN")"
 section "done"
 fig done 1
