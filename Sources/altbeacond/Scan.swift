@@ -13,7 +13,7 @@ final class ScanSession {
     let control: HCIControlSocket
     let signals: SignalDescriptor
     let json: Bool
-    /// A live table only on a terminal; a pipe gets one line per new, changed or gone beacon.
+    /// A live table only on a terminal; a pipe gets one line per new, changed or gone beacon frame.
     let live: Bool
     let log = Logger()
     let loop = EventLoop()
@@ -68,14 +68,15 @@ final class ScanSession {
         }
         let now = monotonicMilliseconds()
         for r in reports {
-            guard let s = Sighting(report: r, atMs: now) else { continue }
-            let change = table.record(s)
-            if json {
-                emit(s.jsonLine + "\n")
-            } else if live {
-                dirty = dirty || change != .unchanged
-            } else if change != .unchanged {
-                emit(BeaconTable.line(change == .new ? "new" : "changed", s) + "\n")
+            for s in Sighting.all(in: r, atMs: now) {
+                let change = table.record(s)
+                if json {
+                    emit(s.jsonLine + "\n")
+                } else if live {
+                    dirty = dirty || change != .unchanged
+                } else if change != .unchanged {
+                    emit(BeaconTable.line(change == .new ? "new" : "changed", s) + "\n")
+                }
             }
         }
     }
@@ -97,7 +98,7 @@ final class ScanSession {
 
     private var title: String {
         "altbeacond scan on \(adapter) (\(scanner.family?.rawValue ?? "-") passive scan), "
-            + "\(table.count) AltBeacon\(table.count == 1 ? "" : "s"); unheard for 8.5 s are dropped; Ctrl-C ends"
+            + "\(table.count) beacon\(table.count == 1 ? "" : "s"); unheard for 8.5 s are dropped; Ctrl-C ends"
     }
 
     /// Writes to stdout; a closed pipe (`| head`) ends the scan instead of being ignored.

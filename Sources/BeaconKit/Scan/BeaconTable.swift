@@ -1,9 +1,12 @@
-/// The live list of beacons heard, as the study guide's app keeps it: one row per beacon,
+/// The live list of beacons heard, as the study guide's app keeps it: one row per beacon frame
+/// (AltBeacon, iBeacon, Eddystone-UID, -URL, -TLM; the frames of one beacon are separate rows),
 /// dropped when unheard for 8.5 s. Pure: the caller supplies the clock.
 public struct BeaconTable: Sendable {
     public static let dropAfterMs: Int64 = 8500
     /// RSSI jitters by a few dB on every advert; a plain-line "changed" needs a real move.
     public static let rssiChangeDb = 3
+    /// Fields that change on every advert of a healthy beacon (TLM's counters): not a change.
+    static let volatileFields: Set<String> = ["adv_count", "uptime_s"]
 
     public struct Row: Equatable, Sendable {
         public var latest: Sighting
@@ -21,7 +24,7 @@ public struct BeaconTable: Sendable {
 
     /// Records a sighting; says whether it is a new beacon, a change worth a line, or neither.
     public mutating func record(_ s: Sighting) -> Change {
-        let key = BeaconKey(s.beacon)
+        let key = s.key
         guard var row = rows[key] else {
             rows[key] = Row(latest: s, printed: s)
             return .new
@@ -29,10 +32,16 @@ public struct BeaconTable: Sendable {
         row.latest = s
         let p = row.printed
         let moved = abs(Int(s.rssi) - Int(p.rssi)) >= Self.rssiChangeDb
-        let differs = s.beacon != p.beacon || s.address != p.address || s.proximity != p.proximity
+        let differs = Self.stable(s) != Self.stable(p) || s.address != p.address || s.proximity != p.proximity
         if moved || differs { row.printed = s }
         rows[key] = row
         return moved || differs ? .changed : .unchanged
+    }
+
+    /// The fields whose change is worth a line, and the frame's bytes (a TLM frame's come from
+    /// the telemetry passed in, so `.zero` leaves its counters out).
+    static func stable(_ s: Sighting) -> [FrameField] {
+        s.frame.fields.filter { !volatileFields.contains($0.key) } + [FrameField("", hexString(s.frame.advertisingData(.zero)))]
     }
 
     /// Drops the beacons unheard for `dropAfterMs`; returns their last sightings, in key order.
@@ -46,23 +55,36 @@ public struct BeaconTable: Sendable {
     public var nextExpiryMs: Int64? { rows.values.map { $0.latest.atMs + Self.dropAfterMs }.min() }
 
     static let columns: [(title: String, width: Int, left: Bool)] = [
-        ("UUID", 36, true), ("MAJOR", 5, false), ("MINOR", 5, false), ("RSSI", 4, false),
+        ("TYPE", 13, true), ("ID", 36, true), ("MAJOR", 5, false), ("MINOR", 5, false), ("RSSI", 4, false),
         ("POWER", 5, false), ("COMPANY", 7, true), ("DIST m", 7, false), ("PROXIMITY", 9, true),
-        ("HEARD", 7, false),
+        ("HEARD", 7, false), ("DETAILS", 0, true),
     ]
 
-    /// The table as text, rows sorted by uuid, major, minor; `title` goes on the first line.
+    /// Fields with a column of their own; the rest of a row's fields go to DETAILS as key=value.
+    static let columnFields: Set<String> = ["major", "minor", "power", "company_id"]
+
+    /// The table as text, rows sorted by type (in `BeaconFrames.types` order), then ID;
+    /// `title` goes on the first line.
     public func render(nowMs: Int64, title: String) -> String {
         var out = title + "\n" + Self.format(Self.columns.map(\.title)) + "\n"
         for (_, row) in rows.sorted(by: { $0.key < $1.key }) {
-            let s = row.latest
-            let d = s.distanceMeters.map(DistanceEstimate.format) ?? "-"
-            out += Self.format([s.beacon.uuidString, "\(s.beacon.major)", "\(s.beacon.minor)", s.rssiText,
-                                "\(s.beacon.power)", companyString(s.beacon.companyID), d, s.proximity.rawValue,
-                                ago(nowMs - s.atMs)]) + "\n"
+            out += Self.format(Self.cells(row.latest, nowMs: nowMs)) + "\n"
         }
-        if rows.isEmpty { out += "(no AltBeacon heard yet)\n" }
+        if rows.isEmpty { out += "(no beacon heard yet)\n" }
         return out
+    }
+
+    /// One row: ID is the identifying fields other than major and minor (the UUID, the
+    /// namespace and instance, the URL), or the sender's address for TLM.
+    static func cells(_ s: Sighting, nowMs: Int64) -> [String] {
+        let fields = s.frame.fields
+        func value(_ key: String) -> String { fields.first { $0.key == key }?.value ?? "-" }
+        let ids = s.identifyingFields.filter { !columnFields.contains($0.key) }.map(\.value)
+        let company = s.beacon.map { companyString($0.companyID) } ?? "-"
+        let details = s.otherFields.filter { !columnFields.contains($0.key) }.map { "\($0.key)=\($0.value)" }
+        return [s.type, ids.isEmpty ? s.address : ids.joined(separator: " "), value("major"), value("minor"), s.rssiText,
+                value("power"), company, s.distanceMeters.map(DistanceEstimate.format) ?? "-", s.proximity.rawValue,
+                ago(nowMs - s.atMs), details.joined(separator: " ")]
     }
 
     static func format(_ cells: [String]) -> String {
@@ -77,12 +99,23 @@ public struct BeaconTable: Sendable {
         return line
     }
 
-    /// A plain line for a pipe: `new|changed|gone UUID major=.. minor=.. rssi=.. ...`.
+    /// A plain line for a pipe: `new|changed|gone <ID> key=value ... type=<frame>`. The first
+    /// word after the kind is the row's first ID (UUID, namespace, URL; the address for TLM),
+    /// then the other IDs, `rssi`, the other fields, `distance_m`, `proximity`, `address` and
+    /// `type`. AltBeacon lines read as they always have, with ` type=altbeacon` at the end.
     public static func line(_ kind: String, _ s: Sighting) -> String {
-        let d = s.distanceMeters.map(DistanceEstimate.format) ?? "-"
-        return "\(kind) \(s.beacon.uuidString) major=\(s.beacon.major) minor=\(s.beacon.minor) rssi=\(s.rssiText)"
-            + " power=\(s.beacon.power) company=\(companyString(s.beacon.companyID)) reserved=\(s.beacon.reserved)"
-            + " distance_m=\(d) proximity=\(s.proximity.rawValue) address=\(s.address)"
+        func pair(_ f: FrameField) -> String {
+            // AltBeacon's MFG ID as the table shows it: company=0x0118.
+            if f.key == "company_id", let b = s.beacon { return "company=" + companyString(b.companyID) }
+            return "\(f.key)=\(f.value)"
+        }
+        let ids = s.identifyingFields
+        var words = [kind, ids.first?.value ?? s.address] + ids.dropFirst().map(pair)
+        words.append("rssi=\(s.rssiText)")
+        words += s.otherFields.map(pair)
+        words.append("distance_m=" + (s.distanceMeters.map(DistanceEstimate.format) ?? "-"))
+        words += ["proximity=\(s.proximity.rawValue)", "address=\(s.address)", "type=\(s.type)"]
+        return words.joined(separator: " ")
     }
 }
 

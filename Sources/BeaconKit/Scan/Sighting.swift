@@ -1,50 +1,162 @@
-/// One AltBeacon heard once: what the advert said plus how loud it was and who sent it.
+/// One beacon frame heard once: what the advert said plus how loud it was and who sent it.
+/// An advert holding two frames (rare) gives two sightings.
 public struct Sighting: Equatable, Sendable {
-    public var beacon: BeaconIdentity
+    /// The decoded frame: AltBeacon, iBeacon, Eddystone-UID, -URL or -TLM (`BeaconFrames.types`).
+    public var frame: any BeaconFrame
     public var rssi: Int8
     /// `AA:BB:CC:DD:EE:FF`, most significant first.
     public var address: String
     /// Monotonic milliseconds when it was read.
     public var atMs: Int64
 
-    public init(beacon: BeaconIdentity, rssi: Int8, address: String, atMs: Int64) {
-        self.beacon = beacon; self.rssi = rssi; self.address = address; self.atMs = atMs
+    public init(frame: any BeaconFrame, rssi: Int8, address: String, atMs: Int64) {
+        self.frame = frame; self.rssi = rssi; self.address = address; self.atMs = atMs
     }
 
-    /// The AltBeacon in an advertising report, if there is one (length-checked; iBeacon,
-    /// Eddystone, other and malformed data give nil).
-    public init?(report: AdvertisingReport, atMs: Int64) {
-        guard let id = AltBeacon.find(inAdvertisingData: report.data[...]) else { return nil }
-        self.init(beacon: id, rssi: report.rssi, address: report.addressString, atMs: atMs)
+    /// An AltBeacon sighting.
+    public init(beacon: BeaconIdentity, rssi: Int8, address: String, atMs: Int64) {
+        self.init(frame: AltBeaconFrame(beacon), rssi: rssi, address: address, atMs: atMs)
     }
+
+    /// Every beacon frame in an advertising report, one sighting each, in `BeaconFrames.types`
+    /// order (length-checked: other adverts and malformed data give none).
+    public static func all(in report: AdvertisingReport, atMs: Int64) -> [Sighting] {
+        BeaconFrames.decode(report.data[...]).map {
+            Sighting(frame: $0, rssi: report.rssi, address: report.addressString, atMs: atMs)
+        }
+    }
+
+    /// The frame's name: `altbeacon`, `ibeacon`, `eddystone-uid`, `eddystone-url`, `eddystone-tlm`.
+    public var type: String { frame.name }
+    /// The AltBeacon identity, for AltBeacon sightings.
+    public var beacon: BeaconIdentity? { (frame as? AltBeaconFrame)?.identity }
 
     /// HCI reports 127 when the controller cannot measure RSSI (BlueZ's emulator always does).
     public var rssiAvailable: Bool { rssi != 127 }
     /// The RSSI as shown: a number, or "n/a".
     public var rssiText: String { rssiAvailable ? "\(rssi)" : "n/a" }
 
-    public var distanceMeters: Double? { DistanceEstimate.meters(rssi: Int(rssi), power: Int(beacon.power)) }
+    /// The signal expected at 1 m, in dBm, where the frame says: AltBeacon's REFERENCE RSSI and
+    /// iBeacon's measured power are at 1 m. Eddystone gives its TX power at 0 m instead; the
+    /// usual 41 dB of loss over the first metre (Google's own guidance, and how `power_0m`
+    /// defaults from `beacon.power`) turns it into a 1 m figure: rougher, but acceptable for a
+    /// distance that is a rough guide anyway. TLM says nothing of power: no distance.
+    public var powerAt1m: Int? {
+        switch frame {
+        case let f as AltBeaconFrame: return Int(f.identity.power)
+        case let f as IBeaconFrame: return Int(f.power)
+        case let f as EddystoneUIDFrame: return Int(f.power0m) - 41
+        case let f as EddystoneURLFrame: return Int(f.power0m) - 41
+        default: return nil
+        }
+    }
+
+    public var distanceMeters: Double? { powerAt1m.flatMap { DistanceEstimate.meters(rssi: Int(rssi), power: $0) } }
     public var proximity: Proximity { Proximity(distanceMeters: distanceMeters) }
 
-    /// One JSON object on one line (no trailing newline). Every value is a number or a string
-    /// made of hex digits, colons and letters, so nothing needs escaping.
+    /// What identifies the row in the table.
+    public var key: BeaconKey { BeaconKey(self) }
+
+    /// The frame's fields that identify it (AltBeacon and iBeacon: uuid, major, minor), in
+    /// display order; empty for frames identified by the sender's address (TLM).
+    public var identifyingFields: [FrameField] {
+        guard let keys = BeaconKey.identifyingKeys[type] else { return [] }
+        return frame.fields.filter { keys.contains($0.key) }
+    }
+
+    /// The other fields (AltBeacon: power, company_id, reserved), in display order.
+    public var otherFields: [FrameField] {
+        let keys = BeaconKey.identifyingKeys[type] ?? []
+        return frame.fields.filter { !keys.contains($0.key) }
+    }
+
+    /// One JSON object on one line (no trailing newline): `type`, the identifying fields,
+    /// `rssi`, the other fields, `address`, `distance_m` (where known), `proximity`. For an
+    /// AltBeacon that is `type` then the keys scan has always printed, in the same order.
+    /// Strings are escaped: a decoded Eddystone URL comes from any nearby device.
     public var jsonLine: String {
-        var s = "{\"uuid\":\"\(beacon.uuidString)\",\"major\":\(beacon.major),\"minor\":\(beacon.minor)"
-        s += ",\"rssi\":\(rssiAvailable ? "\(rssi)" : "null"),\"power\":\(beacon.power),\"company_id\":\(beacon.companyID)"
-        s += ",\"reserved\":\(beacon.reserved),\"address\":\"\(address)\""
+        var s = "{\"type\":" + jsonString(type)
+        for f in identifyingFields { s += "," + jsonMember(f) }
+        s += ",\"rssi\":" + (rssiAvailable ? "\(rssi)" : "null")
+        for f in otherFields { s += "," + jsonMember(f) }
+        s += ",\"address\":" + jsonString(address)
         if let d = distanceMeters { s += ",\"distance_m\":\(DistanceEstimate.format(d))" }
-        s += ",\"proximity\":\"\(proximity.rawValue)\"}"
+        s += ",\"proximity\":" + jsonString(proximity.rawValue) + "}"
         return s
+    }
+
+    /// Two sightings of the same frame, RSSI, sender and time. Frames compare by name, fields
+    /// and the bytes they would send.
+    public static func == (a: Sighting, b: Sighting) -> Bool {
+        sameFrame(a.frame, b.frame) && a.rssi == b.rssi && a.address == b.address && a.atMs == b.atMs
     }
 }
 
-/// What identifies a row: the beacon's three IDs, as beacon apps group them.
+func sameFrame(_ a: any BeaconFrame, _ b: any BeaconFrame) -> Bool {
+    a.name == b.name && a.fields == b.fields && a.advertisingData(.zero) == b.advertisingData(.zero)
+}
+
+/// `"key":value`, a number field unquoted.
+func jsonMember(_ f: FrameField) -> String {
+    jsonString(f.key) + ":" + (f.isNumber ? f.value : jsonString(f.value))
+}
+
+/// A JSON string literal (RFC 8259): quotes, backslashes and control characters escaped;
+/// DEL and the C1 controls too, so no raw control byte reaches a terminal.
+public func jsonString(_ s: String) -> String {
+    var out = "\""
+    for u in s.unicodeScalars {
+        switch u {
+        case "\"": out += "\\\""
+        case "\\": out += "\\\\"
+        case "\n": out += "\\n"
+        case "\r": out += "\\r"
+        case "\t": out += "\\t"
+        case _ where u.value < 0x20 || (u.value >= 0x7f && u.value < 0xa0):
+            out += "\\u00" + hexString(CollectionOfOne(UInt8(u.value)))
+        default: out.unicodeScalars.append(u)
+        }
+    }
+    return out + "\""
+}
+
+/// What identifies a row: the frame type, then the frame's IDs as beacon apps group them
+/// (AltBeacon and iBeacon: UUID, major, minor; Eddystone-UID: namespace, instance;
+/// Eddystone-URL: the URL), or the sender's address for a frame without IDs (TLM). The frames
+/// of one beacon are separate rows.
 public struct BeaconKey: Hashable, Comparable, Sendable {
-    public var uuid: String
-    public var major: UInt16
-    public var minor: UInt16
-    public init(_ b: BeaconIdentity) { uuid = b.uuidString; major = b.major; minor = b.minor }
+    /// One ID: numbers sort as numbers (minor 10 after minor 9).
+    public enum Part: Hashable, Comparable, Sendable {
+        case number(Int64)
+        case text(String)
+    }
+
+    public var type: String
+    public var parts: [Part]
+
+    /// The identifying fields of each frame type. A type not listed (TLM) is identified by the
+    /// sender's address.
+    static let identifyingKeys: [String: [String]] = [
+        AltBeaconFrame.name: ["uuid", "major", "minor"],
+        IBeaconFrame.name: ["uuid", "major", "minor"],
+        EddystoneUIDFrame.name: ["namespace", "instance"],
+        EddystoneURLFrame.name: ["url"],
+    ]
+
+    public init(_ s: Sighting) {
+        type = s.type
+        let ids = s.identifyingFields
+        parts = ids.isEmpty ? [.text(s.address)] : ids.map { f in
+            f.isNumber ? Int64(f.value).map(Part.number) ?? .text(f.value) : .text(f.value)
+        }
+    }
+
+    /// Frame types in `BeaconFrames.types` order, then their IDs.
     public static func < (a: BeaconKey, b: BeaconKey) -> Bool {
-        (a.uuid, a.major, a.minor) < (b.uuid, b.major, b.minor)
+        let names = BeaconFrames.names
+        let (ia, ib) = (names.firstIndex(of: a.type) ?? names.count, names.firstIndex(of: b.type) ?? names.count)
+        if ia != ib { return ia < ib }
+        if a.type != b.type { return a.type < b.type }
+        return a.parts.lexicographicallyPrecedes(b.parts)
     }
 }
