@@ -19,7 +19,7 @@ public enum Arguments {
       altbeacond run   [--config PATH]     advertise the configured AltBeacon (the daemon, in the foreground)
       altbeacond check [--config PATH]     validate the config and print what would go on air
       altbeacond scan  [--adapter hciN] [--timeout S] [--json]
-                                           list AltBeacons heard nearby
+                                           list beacons heard nearby (AltBeacon, iBeacon, Eddystone)
       altbeacond --help | --version
 
     Options:
