@@ -8,6 +8,9 @@
 
 TB_STATE=${TB_STATE:-/run/altbeacond-testbed}
 TB_GPIO_LABEL=pinctrl-bcm2711
+# the wedge files read by tools/wedge.so in btvirt (tb_fault_wedge, tb_fault_wedge_hard)
+TB_WEDGE=/run/tb-wedge
+TB_WEDGE_HARD=/run/tb-wedge-hard
 # the AltBeacon of SPEC §3 (uuid 2f234454-cf6d-4a0f-adf2-f4911ba9ffa6, major 1, minor 2, -59 dBm)
 TB_RIG_HEX=0201061bff1801beac2f234454cf6d4a0fadf2f4911ba9ffa600010002c500
 
@@ -42,9 +45,11 @@ tb_gpio_grant() { chgrp nogroup "$TB_GPIOCHIP" && chmod 660 "$TB_GPIOCHIP"; }
 # --- the emulated controllers (btvirt) ----------------------------------------------------------
 
 # tb_btvirt_start [le|bt5]: starts btvirt (le: -l2 -L, LE-only; bt5: -l2, BT 5.0 with extended
-# advertising) and waits for hci0 and hci1; status 1 if they do not appear within 10 s
+# advertising) and waits for hci0 and hci1; status 1 if they do not appear within 10 s.
+# btvirt always runs with tools/wedge.so preloaded (tb_fault_wedge); new controllers are not
+# wedged: the wedge files of an earlier btvirt are removed.
 tb_btvirt_start() {
-  local flavour=${1:-${TB_FLAVOUR:-le}} args
+  local flavour=${1:-${TB_FLAVOUR:-le}} args preload=""
   case "$flavour" in
     le) args=(-l2 -L) ;;
     bt5) args=(-l2) ;;
@@ -53,7 +58,10 @@ tb_btvirt_start() {
   if tb_btvirt_pid >/dev/null; then echo "tb_btvirt_start: btvirt already running" >&2; return 1; fi
   mkdir -p "$TB_STATE"
   echo "$flavour" >"$TB_STATE/btvirt.flavour"
-  setsid btvirt "${args[@]}" >>"$TB_STATE/btvirt.log" 2>&1 </dev/null &
+  if [ -e "$TB_WEDGE" ] || [ -e "$TB_WEDGE_HARD" ]; then rm -f "$TB_WEDGE" "$TB_WEDGE_HARD"; fi
+  if [ -f "$TB_TOOLS/wedge.so" ]; then preload=$TB_TOOLS/wedge.so
+  else echo "tb_btvirt_start: no $TB_TOOLS/wedge.so (run prepare): no tb_fault_wedge" >&2; fi
+  LD_PRELOAD=$preload setsid btvirt "${args[@]}" >>"$TB_STATE/btvirt.log" 2>&1 </dev/null &
   echo $! >"$TB_STATE/btvirt.pid"
   tb_wait_hci hci0 10 && tb_wait_hci hci1 10
 }
@@ -223,6 +231,29 @@ tb_fault_rfkill_unblock() { rfkill unblock "$(tb_rfkill_id "${1:-hci0}")"; }
 tb_fault_remove() { tb_btvirt_stop; }
 # tb_fault_return: the controller is back (btvirt restarted in the same flavour)
 tb_fault_return() { tb_btvirt_start "$(cat "$TB_STATE/btvirt.flavour" 2>/dev/null || echo "${TB_FLAVOUR:-le}")"; }
+# tb_fault_wedge [hciN]: the controller wedges (default hci0; the other one keeps answering): its
+# HCI commands are swallowed by tools/wedge.so in btvirt, no Command Complete ever comes (the
+# kernel logs "hci0: command 0x.... tx timeout" 2 s later; hcitool cmd waits forever). The first
+# HCI Reset cures it: the one the kernel sends when the adapter is brought up (hciconfig down +
+# up, hciconfig reset), or a raw one. Writes /run/tb-wedge; status 1 if btvirt lacks the shim.
+tb_fault_wedge() { _tb_wedge_shim && echo "${1:-hci0}" >"$TB_WEDGE"; }
+# tb_fault_wedge_hard [hciN]: a wedge that down/up does not cure: every command is swallowed,
+# HCI Reset too (HCIDEVUP fails with ETIMEDOUT after about 2 s, the kernel logs "Opcode 0x0c03
+# failed: -110", the adapter stays down); only tb_fault_unwedge ends it. Writes /run/tb-wedge-hard.
+tb_fault_wedge_hard() { _tb_wedge_shim && echo "${1:-hci0}" >"$TB_WEDGE_HARD"; }
+# tb_fault_unwedge: ends both kinds of wedge (removes the files). A command swallowed before
+# stays unanswered (the next one waits for its tx timeout); an adapter that failed to come up
+# stays down until brought up.
+tb_fault_unwedge() { rm -f "$TB_WEDGE" "$TB_WEDGE_HARD"; }
+# tb_wedged: status 0 while a wedge is on (a wedge file exists; an HCI Reset removes the soft one)
+tb_wedged() { [ -e "$TB_WEDGE" ] || [ -e "$TB_WEDGE_HARD" ]; }
+# _tb_wedge_shim: status 0 if the running btvirt has tools/wedge.so loaded
+_tb_wedge_shim() {
+  local pid maps
+  pid=$(tb_btvirt_pid) && maps=$(<"/proc/$pid/maps") && [[ $maps == */wedge.so* ]] && return 0
+  echo "tb_fault_wedge: btvirt is not running with tools/wedge.so" >&2
+  return 1
+}
 # tb_fault_hang: the controller hangs (SIGSTOP btvirt: commands time out, on hci0 AND hci1)
 tb_fault_hang() { kill -STOP "$(tb_btvirt_pid)"; }
 # tb_fault_unhang: it answers again (SIGCONT)
