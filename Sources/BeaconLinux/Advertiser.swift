@@ -1,39 +1,57 @@
 import BeaconKit
+import CBlueZ
 import Glibc
 
 /// Puts the configured frames on air through the kernel's HCI socket, the way the study guide
 /// does by hand, with the fallbacks real controllers need (SPEC §3): one extended advertising set
 /// per frame where the controller has them, else legacy commands with the frames taking turns
-/// (`AirPlan`). Every command waits for its completion.
+/// (`AirPlan`). Nothing here waits: commands go through an `HCICommandChannel` and each sequence
+/// goes on when the previous command completes; bringing the adapter up or down runs on a helper
+/// thread. A newer sequence (re-arm, stop) supersedes an older one, whose completions are dropped.
 public final class Advertiser {
-    public static let commandTimeoutMs = 1000
-    public let control: HCIControlSocket
-    public private(set) var device: HCIDeviceSocket?
+    /// No shorter than the kernel's own HCI command timeout (2 s): a command the kernel is still
+    /// waiting for is not yet lost.
+    public static let commandTimeoutMs: Int64 = 2500
+    public typealias Done = (ArmFailure?) -> Void
+
+    public private(set) var control: HCIControlSocket
+    let loop: EventLoop
+    let log: Logger
+    public private(set) var channel: HCICommandChannel?
     public private(set) var info: ControllerInfo?
-    public private(set) var effectiveIntervalMs: UInt16 = 0
+    public var effectiveIntervalMs: UInt16 = 0
     /// How the frames share the controller; nil when nothing of ours is on air.
-    public private(set) var plan: AirPlan?
-    /// The plan of the last arm, kept for the monitor while re-arming.
-    private var lastPlan = AirPlan(handles: nil, frameCount: 1)
-    private var frames: [ConfiguredFrame] = []
+    public internal(set) var plan: AirPlan?
+    /// The plan of the last arm, kept for the monitor and the log while re-arming.
+    var lastPlan = AirPlan(handles: nil, frameCount: 1)
+    var frames: [ConfiguredFrame] = []
     /// What we last sent to each slot.
-    private var slotData: [[UInt8]] = []
+    var slotData: [[UInt8]] = []
     /// The frame of the rotating (last) slot that is on air.
-    private var turn = 0
+    var turn = 0
+    /// Bumped by every new sequence: completions of older ones are dropped.
+    var generation = 0
     /// Commands we sent recently, so the monitor can tell ours from another process's.
     public var sent = SentCommandLog()
-    private var warnedTxPower = false
+    var warnedTxPower = false
+    private let blocking: BlockingCall
     /// Called once the adapter is up, before our commands: what the kernel sent to initialise
     /// it (a Reset among them) is not interference.
     public var afterBringUp: (() -> Void)?
+    /// A Hardware Error event from the controller.
+    public var onHardwareError: ((UInt8) -> Void)?
     /// What the TLM frame carries, asked for each time it is (re)sent.
     public var telemetry: () -> Telemetry = { .zero }
-    private let log: Logger
 
-    public init(control: HCIControlSocket, log: Logger) {
+    public init(control: HCIControlSocket, loop: EventLoop, log: Logger) {
         self.control = control
+        self.loop = loop
         self.log = log
+        blocking = BlockingCall(loop: loop)
     }
+
+    /// A new control socket (the old one broke).
+    public func replaceControl(_ c: HCIControlSocket) { control = c }
 
     /// "legacy", "legacy, 3 frames in turn", "extended, sets 2 1 0".
     public var mode: String {
@@ -61,249 +79,181 @@ public final class Advertiser {
     }
 
     public func close() {
-        device?.close()
-        device = nil
+        generation += 1
+        channel?.close()
+        channel = nil
         info = nil
         plan = nil
     }
 
-    /// Configures and enables advertising. Returns nil when every frame is on air.
-    public func arm(_ config: BeaconConfig, scope: ArmScope) -> ArmFailure? {
+    /// Configures and enables advertising; `done(nil)` once every frame is on air. `.powerCycle`
+    /// takes the adapter down first (the kernel then re-runs the controller's setup).
+    public func arm(_ config: BeaconConfig, scope: ArmScope, _ done: @escaping Done) {
+        generation += 1
+        let gen = generation
+        channel?.dropQueued()
         let index = config.bluetooth.adapterIndex
-        if scope == .full || device == nil || device?.index != index {
-            if let failure = prepare(index: index) { return failure }
-        }
-        guard let dev = device, let info else { return .missing }
         let sameFrames = frames.map(\.name) == config.frames.map(\.name)
         frames = config.frames
-        if scope == .data, sameFrames, let plan, updateChangedSlots(plan, dev) == nil { return nil }
-        let result = configure(config, dev, info)
-        if result != nil { plan = nil }
-        return result
-    }
-
-    /// After an edit that changed frames' contents only: re-sends just the slots whose bytes changed.
-    private func updateChangedSlots(_ plan: AirPlan, _ dev: HCIDeviceSocket) -> HCICommandFailure? {
-        for s in 0..<plan.slotCount {
-            let r = plan.frames(inSlot: s)
-            let f = r.count > 1 ? r.lowerBound + turn % r.count : r.lowerBound
-            if let e = send(frame: f, slot: s, plan, dev, onlyIfChanged: true) { return e }
+        let configureNow: () -> Void = { [unowned self] in
+            guard gen == generation else { return }
+            guard let channel, let info else { return done(.missing) }
+            if scope == .data, sameFrames, let plan {
+                updateChangedSlots(plan, channel, gen) { [unowned self] f in
+                    if f == nil { return done(nil) }
+                    configure(config, channel, info, gen, done)
+                }
+                return
+            }
+            configure(config, channel, info, gen, done)
         }
-        return nil
+        if scope >= .full || channel == nil || channel?.index != index || info == nil {
+            prepare(index: index, powerCycle: scope == .powerCycle, gen) { [unowned self] f in
+                guard gen == generation else { return }
+                if let f { plan = nil; return done(f) }
+                configureNow()
+            }
+        } else {
+            configureNow()
+        }
     }
 
-    /// Sends frame `f`'s payload to slot `s`.
-    private func send(frame f: Int, slot s: Int, _ plan: AirPlan, _ dev: HCIDeviceSocket, onlyIfChanged: Bool = false) -> HCICommandFailure? {
-        let data = frames[f].frame.advertisingData(frames[f].frame.carriesTelemetry ? telemetry() : .zero)
-        if onlyIfChanged, s < slotData.count, slotData[s] == data { return nil }
-        let command: any HCICommand = plan.handle(ofSlot: s).map { LESetExtendedAdvertisingData(handle: $0, data: data) }
-            ?? LESetAdvertisingData(data: data)
-        if let e = run(command, on: dev) { return e }
-        while slotData.count <= s { slotData.append([]) }
-        slotData[s] = data
-        return nil
+    /// Opens the adapter's channel, brings the adapter up (off the loop) and reads what it can do.
+    private func prepare(index: UInt16, powerCycle: Bool, _ gen: Int, _ done: @escaping Done) {
+        if channel?.index != index || channel?.socket.fd.isOpen != true {
+            close()
+            generation = gen
+            do {
+                let c = try HCICommandChannel(index: index, loop: loop)
+                c.onSend = { [unowned self] op, params in sent.recordSent(op, params, at: monotonicMilliseconds()) }
+                c.onHardwareError = { [unowned self] code in onHardwareError?(code) }
+                c.onLost = { [unowned self] _ in plan = nil }
+                channel = c
+            } catch {
+                return done(failure(for: error))
+            }
+        }
+        let fd = control.fd.rawValue
+        let up: () -> Void = { [unowned self] in
+            blocking.start({ cbluez_ioctl_int(fd, cbluez_HCIDEVUP, Int32(index)) }) { [unowned self] e in
+                guard gen == generation else { return }
+                if let e, e != .alreadyInProgress { return done(failure(for: e)) }
+                afterBringUp?()
+                readInfo(gen, done)
+            }
+        }
+        guard powerCycle else { return up() }
+        log.notice("taking hci\(index) down and up: the kernel re-runs the controller's setup")
+        plan = nil
+        blocking.start({ cbluez_ioctl_int(fd, cbluez_HCIDEVDOWN, Int32(index)) }) { [unowned self] e in
+            guard gen == generation else { return }
+            if let e { log.warning("hci\(index) down: \(e)") }
+            up()
+        }
+    }
+
+    private func readInfo(_ gen: Int, _ done: @escaping Done) {
+        guard let c = channel else { return done(.missing) }
+        execute(ReadLocalVersion(), c, gen) { [unowned self] r in
+            guard case .success(let version) = r else { return done(r.failure.map(failure(for:))) }
+            execute(LEReadLocalSupportedFeatures(), c, gen) { [unowned self] r in
+                guard case .success(let features) = r else { return done(r.failure.map(failure(for:))) }
+                let v = ControllerInfo.parseVersion(version) ?? (0, 0)
+                var i = ControllerInfo(hciVersion: v.hciVersion, manufacturer: v.manufacturer,
+                                       leFeatures: ControllerInfo.parseLEFeatures(features) ?? 0)
+                guard i.hasExtendedAdvertising else { info = i; return done(nil) }
+                execute(LEReadNumberOfSupportedAdvertisingSets(), c, gen) { [unowned self] r in
+                    if case .success(let rp) = r { i.advertisingSets = ControllerInfo.parseAdvertisingSets(rp) ?? 0 }
+                    info = i
+                    done(nil)
+                }
+            }
+        }
     }
 
     /// The next frame of the rotating slot (every `rotation_ms`).
-    public func rotate() -> ArmFailure? {
-        guard let plan, plan.rotates, let dev = device else { return nil }
+    public func rotate(_ done: @escaping Done) {
+        guard let plan, plan.rotates, let c = channel, c.isIdle else { return done(nil) }
         let s = plan.slotCount - 1, r = plan.frames(inSlot: s)
         turn = (turn + 1) % r.count
-        return send(frame: r.lowerBound + turn, slot: s, plan, dev).map(failure(for:))
+        send(frame: r.lowerBound + turn, slot: s, plan, c, generation) { [unowned self] f in done(f.map(failure(for:))) }
     }
 
     /// Re-sends the frames with telemetry that have a slot of their own (fresh uptime and count).
-    public func refreshTelemetry() -> ArmFailure? {
-        guard let plan, let dev = device else { return nil }
-        for s in 0..<plan.slotCount {
+    public func refreshTelemetry(_ done: @escaping Done) {
+        guard let plan, let c = channel, c.isIdle else { return done(nil) }
+        let slots = (0..<plan.slotCount).filter { s in
             let r = plan.frames(inSlot: s)
-            guard r.count == 1, frames[r.lowerBound].frame.carriesTelemetry else { continue }
-            if let e = send(frame: r.lowerBound, slot: s, plan, dev) { return failure(for: e) }
+            return r.count == 1 && frames[r.lowerBound].frame.carriesTelemetry
         }
-        return nil
+        chain(slots.map { s in { [unowned self] next in send(frame: s, slot: s, plan, c, generation, next) } }) { [unowned self] f in
+            done(f.map(failure(for:)))
+        }
     }
 
-    /// Opens the adapter, brings it up and reads what it can do.
-    private func prepare(index: UInt16) -> ArmFailure? {
-        if device?.index != index || device?.fd.isOpen != true {
-            close()
-            do {
-                let dev = try HCIDeviceSocket(index: index)
-                dev.onSend = { [weak self] op, params in self?.sent.recordSent(op, params, at: monotonicMilliseconds()) }
-                device = dev
-            } catch {
-                return failure(for: error)
+    /// The health probe (SPEC §5): proves advertising is on, not only that the controller
+    /// answers, by sending the same data and enable again (an enable when already enabled may be
+    /// answered Command Disallowed: not a failure).
+    public func probe(_ done: @escaping Done) {
+        guard let c = channel, let plan else { return done(.missing) }
+        let gen = generation
+        var steps: [Step] = []
+        for s in 0..<plan.slotCount where s < slotData.count {
+            let data = slotData[s]
+            if let h = plan.handle(ofSlot: s) {
+                steps.append(run(LESetExtendedAdvertisingData(handle: h, data: data), c, gen))
+                steps.append(run(LESetExtendedAdvertisingEnable(true, handle: h), c, gen, tolerating: [.commandDisallowed]))
+            } else {
+                steps.append(run(LESetAdvertisingData(data: data), c, gen))
+                steps.append(run(LESetAdvertiseEnable(true), c, gen, tolerating: [.commandDisallowed]))
             }
         }
-        do {
-            try control.bringUp(index: index)
-        } catch {
-            return failure(for: error)
-        }
-        afterBringUp?()
-        guard let dev = device else { return .missing }
-        switch readInfo(dev) {
-        case .success(let i): info = i
-        case .failure(let f): return failure(for: f)
-        }
-        return nil
+        chain(steps) { [unowned self] f in done(f.map(failure(for:))) }
     }
 
-    private func readInfo(_ dev: HCIDeviceSocket) -> Result<ControllerInfo, HCICommandFailure> {
-        let t = Self.commandTimeoutMs
-        let version: [UInt8], features: [UInt8]
-        switch dev.execute(ReadLocalVersion(), timeoutMs: t) {
-        case .success(let rp): version = rp
-        case .failure(let f): return .failure(f)
-        }
-        switch dev.execute(LEReadLocalSupportedFeatures(), timeoutMs: t) {
-        case .success(let rp): features = rp
-        case .failure(let f): return .failure(f)
-        }
-        let v = ControllerInfo.parseVersion(version) ?? (0, 0)
-        var i = ControllerInfo(hciVersion: v.hciVersion, manufacturer: v.manufacturer,
-                               leFeatures: ControllerInfo.parseLEFeatures(features) ?? 0)
-        if i.hasExtendedAdvertising, case .success(let rp) = dev.execute(LEReadNumberOfSupportedAdvertisingSets(), timeoutMs: t) {
-            i.advertisingSets = ControllerInfo.parseAdvertisingSets(rp) ?? 0
-        }
-        return .success(i)
-    }
-
-    /// Extended commands where they bring something (a TX power, frames on air at once), else
-    /// legacy ones; each falls back on the other when the controller refuses it (SPEC §3).
-    private func configure(_ config: BeaconConfig, _ dev: HCIDeviceSocket, _ info: ControllerInfo) -> ArmFailure? {
-        var wantsExtended = info.hasExtendedAdvertising && frames.count > 1
-        if config.bluetooth.txPowerDbm != nil {
-            if info.hasExtendedAdvertising {
-                wantsExtended = true
-            } else if !warnedTxPower {
-                warnedTxPower = true
-                log.warning("tx_power_dbm is ignored: \(config.bluetooth.adapter) has no LE extended advertising (\(info.versionName))")
-            }
-        }
-        let handles = AirPlan.handles(frames: frames.count, supportedSets: info.advertisingSets)
-        let extended = AirPlan(handles: handles, frameCount: frames.count)
-        let legacy = AirPlan(handles: nil, frameCount: frames.count)
-        leavePrevious(for: wantsExtended ? extended : legacy, dev)
-        if wantsExtended {
-            switch armExtended(config, dev, extended) {
-            case .none: return onAir(extended)
-            case .some(.status(_, .commandDisallowed)):
-                // Controllers may refuse extended commands once legacy ones were used, until reset.
-                log.warning("\(config.bluetooth.adapter) refuses extended advertising now; advertising with legacy commands\(frames.count > 1 ? ", the frames in turn" : ""), until the adapter restarts")
-            case .some(let f): return failure(for: f)
-            }
-        }
-        switch armLegacy(config, dev, legacy) {
-        case .none:
-            return onAir(legacy)
-        case .some(.status(_, .commandDisallowed)) where info.hasExtendedAdvertising && !wantsExtended:
-            // The host has used extended advertising: legacy commands are now refused (SPEC §3).
-            log.info("legacy advertising commands refused on \(config.bluetooth.adapter); using extended commands with a legacy PDU")
-            if let f = armExtended(config, dev, extended) { return failure(for: f) }
-            return onAir(extended)
-        case .some(let f):
-            return failure(for: f)
-        }
-    }
-
-    private func onAir(_ p: AirPlan) -> ArmFailure? {
-        plan = p
-        lastPlan = p
-        return nil
-    }
-
-    /// Switching between legacy commands and sets (or to other sets): take the old advertising
-    /// down first, or it stays on air beside the new one (and the controller may refuse the mix).
-    private func leavePrevious(for next: AirPlan, _ dev: HCIDeviceSocket) {
-        guard let previous = plan, previous.handles != next.handles else { return }
-        let quiet: [HCIStatus] = [.commandDisallowed, .unknownAdvertisingIdentifier, .unknownCommand]
-        if let old = previous.handles {
-            for h in old where !(next.handles ?? []).contains(h) {
-                _ = run(LESetExtendedAdvertisingEnable(false, handle: h), on: dev, tolerating: quiet)
-                _ = run(LERemoveAdvertisingSet(handle: h), on: dev, tolerating: quiet)
-            }
-        } else {
-            _ = run(LESetAdvertiseEnable(false), on: dev, tolerating: quiet)
-        }
-        plan = nil
-    }
-
-    private func armLegacy(_ config: BeaconConfig, _ dev: HCIDeviceSocket, _ plan: AirPlan) -> HCICommandFailure? {
-        if let f = run(LESetAdvertiseEnable(false), on: dev, tolerating: [.commandDisallowed]) { return f }
-        if let f = setInterval(config, dev, { LESetAdvertisingParameters(intervalMs: $0) }) { return f }
-        slotData = []
-        turn = 0
-        if let f = send(frame: 0, slot: 0, plan, dev) { return f }
-        // Some controllers answer Command Disallowed when already enabled: not a failure.
-        return run(LESetAdvertiseEnable(true), on: dev, tolerating: [.commandDisallowed])
-    }
-
-    private func armExtended(_ config: BeaconConfig, _ dev: HCIDeviceSocket, _ plan: AirPlan) -> HCICommandFailure? {
-        let quiet: [HCIStatus] = [.commandDisallowed, .unknownAdvertisingIdentifier]
-        let tx = config.bluetooth.txPowerDbm
-        slotData = []
-        turn = 0
-        for s in 0..<plan.slotCount {
-            guard let h = plan.handle(ofSlot: s) else { continue }
-            if let f = run(LESetExtendedAdvertisingEnable(false, handle: h), on: dev, tolerating: quiet) { return f }
-            if let f = setInterval(config, dev, { LESetExtendedAdvertisingParameters(handle: h, intervalMs: $0, txPowerDbm: tx) }) { return f }
-            if let f = send(frame: plan.frames(inSlot: s).lowerBound, slot: s, plan, dev) { return f }
-            if let f = run(LESetExtendedAdvertisingEnable(true, handle: h), on: dev, tolerating: [.commandDisallowed]) { return f }
-        }
-        return nil
-    }
-
-    /// Sets parameters at the configured interval; Bluetooth 4.x controllers refuse
-    /// non-connectable intervals under 100 ms, so fall back to 100 ms and say so.
-    private func setInterval<C: HCICommand>(_ config: BeaconConfig, _ dev: HCIDeviceSocket, _ make: (UInt16) -> C) -> HCICommandFailure? {
-        let wanted = config.bluetooth.intervalMs
-        let f = run(make(wanted), on: dev)
-        if case .status(_, let st)? = f, wanted < AdvertisingInterval.legacyNonConnectableMinimumMs,
-           [.invalidParameters, .unsupportedFeature, HCIStatus(rawValue: 0x1e), HCIStatus(rawValue: 0x20)].contains(st) {
-            let fallback = AdvertisingInterval.legacyNonConnectableMinimumMs
-            log.warning("\(config.bluetooth.adapter) refused a \(wanted) ms interval (\(st)); advertising every \(fallback) ms instead")
-            effectiveIntervalMs = fallback
-            return run(make(fallback), on: dev)
-        }
-        if f == nil { effectiveIntervalMs = wanted }
-        return f
-    }
-
-    private func run(_ command: any HCICommand, on dev: HCIDeviceSocket, tolerating: [HCIStatus] = []) -> HCICommandFailure? {
-        dev.run(command, timeoutMs: Self.commandTimeoutMs, tolerating: tolerating, log: log)
-    }
-
-    /// Asks the controller something cheap; a hung controller does not answer.
-    public func probe() -> ArmFailure? {
-        guard let dev = device else { return .missing }
-        if case .failure(let f) = dev.execute(ReadLocalVersion(), timeoutMs: Self.commandTimeoutMs) { return failure(for: f) }
-        return nil
-    }
-
-    /// Takes the beacon off air (on stop): no stale identity stays on the air.
-    public func disable(timeoutMs: Int) -> HCICommandFailure? {
-        guard let dev = device else { return nil }
+    /// Takes the frames off air (on stop), at once, within `deadlineMs`: no stale identity stays
+    /// on air. `done` runs when the controller answered or the deadline passed.
+    public func disable(deadlineMs: Int64, _ done: @escaping () -> Void) {
+        generation += 1
+        guard let c = channel else { return done() }
         let p = plan ?? lastPlan
         plan = nil
-        var first: HCICommandFailure?
-        func note(_ r: Result<[UInt8], HCICommandFailure>) {
-            if case .failure(let f) = r, f != .status(f.opcode, .commandDisallowed), first == nil { first = f }
+        let commands: [any HCICommand] = p.handles.map { $0.map { LESetExtendedAdvertisingEnable(false, handle: $0) } }
+            ?? [LESetAdvertiseEnable(false)]
+        var left = commands.count
+        var finished = false
+        let finish: () -> Void = {
+            guard !finished else { return }
+            finished = true
+            done()
+        }
+        loop.schedule("advertiser-disable", afterMs: deadlineMs) { [unowned self] in
+            log.warning("the controller did not confirm advertising off within \(deadlineMs) ms")
+            finish()
+        }
+        c.sendNow(commands[0], timeoutMs: deadlineMs) { [unowned self] r in disabled(r, &left, finish) }
+        for cmd in commands.dropFirst() {
+            c.send(cmd, timeoutMs: deadlineMs) { [unowned self] r in disabled(r, &left, finish) }
         }
         if let handles = p.handles {
-            for h in handles {
-                note(dev.execute(LESetExtendedAdvertisingEnable(false, handle: h), timeoutMs: timeoutMs))
-                _ = dev.execute(LERemoveAdvertisingSet(handle: h), timeoutMs: timeoutMs)
-            }
-        } else {
-            note(dev.execute(LESetAdvertiseEnable(false), timeoutMs: timeoutMs))
+            for h in handles { c.send(LERemoveAdvertisingSet(handle: h), timeoutMs: deadlineMs) { _ in } }
         }
-        return first
+    }
+
+    private func disabled(_ r: Result<[UInt8], HCICommandFailure>, _ left: inout Int, _ finish: () -> Void) {
+        if case .failure(let f) = r, f != .status(f.opcode, .commandDisallowed) {
+            log.warning("could not disable advertising: \(f)")
+        }
+        left -= 1
+        if left == 0 {
+            loop.cancel("advertiser-disable")
+            finish()
+        }
     }
 
     func failure(for error: Errno) -> ArmFailure {
         switch error {
-        case .noDevice, .brokenPipe, Errno(ENXIO): .missing
+        case .noDevice, .brokenPipe, Errno(ENXIO), Errno(EBADF), Errno(EIO): .missing
         case .rfkilled: .blocked
         case .networkDown: .down
         case .timedOut: .timeout
@@ -327,5 +277,12 @@ extension HCICommandFailure {
         case .io: HCIOpcode(rawValue: 0)
         case .timeout(let op), .status(let op, _): op
         }
+    }
+}
+
+extension Result {
+    var failure: Failure? {
+        if case .failure(let f) = self { return f }
+        return nil
     }
 }

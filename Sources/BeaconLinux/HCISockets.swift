@@ -75,11 +75,12 @@ public final class HCIControlSocket {
         return flags & (1 << UInt32(HCI_UP)) != 0
     }
 
-    /// Drains pending device events.
-    public func readDeviceEvents() -> [(HCIDeviceEventKind, UInt16)] {
+    /// Drains pending device events. Would-block ends the read; another error means the socket
+    /// broke (thrown).
+    public func readDeviceEvents() throws(Errno) -> [(HCIDeviceEventKind, UInt16)] {
         var out: [(HCIDeviceEventKind, UInt16)] = []
         var buf = [UInt8](repeating: 0, count: 260)
-        while let n = try? fd.read(into: &buf), n > 0 {
+        while let n = try readUnlessWouldBlock(fd, &buf), n > 0 {
             if case .success(.deviceEvent(let kind, let index)) = HCIEvent.decode(buf[0..<n]),
                let k = HCIDeviceEventKind(rawValue: kind) {
                 out.append((k, index))
@@ -161,7 +162,8 @@ public final class HCIDeviceSocket {
             case .commandStatus(let o, let st) where o == op:
                 if st != .success { return .failure(.status(op, st)) }
             default:
-                strayEvents.append(event)
+                // Bounded: a chatty controller must not grow memory while nobody takes them.
+                if strayEvents.count < 16 { strayEvents.append(event) }
             }
         }
     }
@@ -169,7 +171,7 @@ public final class HCIDeviceSocket {
     private func drain() {
         var buf = [UInt8](repeating: 0, count: 300)
         while let n = try? fd.read(into: &buf), n > 0 {
-            if case .success(let e) = HCIEvent.decode(buf[0..<n]), case .hardwareError = e { strayEvents.append(e) }
+            if case .success(let e) = HCIEvent.decode(buf[0..<n]), case .hardwareError = e, strayEvents.count < 16 { strayEvents.append(e) }
         }
     }
 }
@@ -185,14 +187,14 @@ public final class HCIMonitorSocket {
     /// filter; the monitor otherwise carries every packet of every controller).
     public func watchCommands(index: UInt16) throws(Errno) {
         _ = try syscall { cbluez_monitor_filter_commands(fd.rawValue, index) }
-        _ = readPackets()   // drop what queued before the filter
+        _ = try readPackets()   // drop what queued before the filter
     }
 
     /// Drains pending packets.
-    public func readPackets() -> [MonitorPacket] {
+    public func readPackets() throws(Errno) -> [MonitorPacket] {
         var out: [MonitorPacket] = []
         var buf = [UInt8](repeating: 0, count: 1100)
-        while let n = try? fd.read(into: &buf), n > 0 {
+        while let n = try readUnlessWouldBlock(fd, &buf), n > 0 {
             if case .success(let p) = MonitorPacket.decode(buf[0..<n]) { out.append(p) }
         }
         return out
@@ -212,5 +214,14 @@ extension HCIDeviceSocket {
             log.debug("\(f)")
             return f
         }
+    }
+}
+
+/// One read: nil when it would block (nothing more now), the count otherwise; real errors throw.
+func readUnlessWouldBlock(_ fd: FileDescriptor, _ buf: inout [UInt8]) throws(Errno) -> Int? {
+    do {
+        return try fd.read(into: &buf)
+    } catch let e where e == .wouldBlock {
+        return nil
     }
 }

@@ -47,6 +47,12 @@ public func monotonicMilliseconds() -> Int64 {
     return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
 }
 
+public func monotonicMicroseconds() -> Int64 {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Int64(ts.tv_sec) * 1_000_000 + Int64(ts.tv_nsec) / 1000
+}
+
 /// An owned file descriptor; closed exactly once.
 public final class FileDescriptor: @unchecked Sendable {
     public private(set) var rawValue: Int32

@@ -37,7 +37,7 @@ public final class ConfigWatcher {
     public func drain() -> Bool {
         var relevant = false
         var buf = [UInt8](repeating: 0, count: 4096)
-        while let n = try? fd.read(into: &buf), n > 0 {
+        while let n = try? readUnlessWouldBlock(fd, &buf), n > 0 {
             var off = 0
             let header = MemoryLayout<inotify_event>.size
             while off + header <= n {
@@ -46,7 +46,10 @@ public final class ConfigWatcher {
                 }
                 let nameStart = off + header, nameEnd = min(n, nameStart + len)
                 let name = String(decoding: buf[nameStart..<nameEnd].prefix { $0 != 0 }, as: UTF8.self)
-                if mask & UInt32(IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF) != 0 {
+                if mask & UInt32(IN_Q_OVERFLOW) != 0 {
+                    // Events were lost: whatever they were, read the file again.
+                    relevant = true
+                } else if mask & UInt32(IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF) != 0 {
                     watch = -1
                     relevant = true
                 } else if name == fileName {

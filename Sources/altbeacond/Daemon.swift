@@ -16,9 +16,9 @@ final class Daemon {
     var pendingStore: [UInt8]?
     let log = Logger()
     let loop = EventLoop()
-    let control: HCIControlSocket
-    let monitor: HCIMonitorSocket
-    let signals: SignalDescriptor
+    var control: HCIControlSocket
+    var monitor: HCIMonitorSocket
+    var signals: SignalDescriptor
     let notifier = SystemdNotifier()
     let advertiser: Advertiser
     var supervisor: Supervisor
@@ -26,8 +26,11 @@ final class Daemon {
     var watcher: ConfigWatcher?
     var rfkill: RfkillWatcher?
     var debouncer = Debouncer()
-    var watchedDeviceFd: FileDescriptor?
     var lastStatus = ""
+    /// The escalation's last step: systemd's watchdog is no longer pinged (SPEC §5).
+    var restartRequested = false
+    var stopping = false
+    var exitCode = ExitCode.ok
 
     init(configPath: String, config: BeaconConfig, control: HCIControlSocket, monitor: HCIMonitorSocket,
          signals: SignalDescriptor) {
@@ -36,34 +39,30 @@ final class Daemon {
         self.control = control
         self.monitor = monitor
         self.signals = signals
-        advertiser = Advertiser(control: control, log: log)
-        advertiser.afterBringUp = { [unowned monitor] in _ = monitor.readPackets() }
+        advertiser = Advertiser(control: control, loop: loop, log: log)
         supervisor = Supervisor(probeIntervalMs: Int64(config.watchdog.checkIntervalS) * 1000)
         let telemetry = TelemetrySource()
         advertiser.telemetry = { [unowned self] in
             telemetry.read(intervalMs: advertiser.effectiveIntervalMs, sets: advertiser.plan?.slotCount ?? 1)
         }
+        advertiser.afterBringUp = { [unowned self] in _ = try? monitor.readPackets() }
+        advertiser.onHardwareError = { [unowned self] code in
+            log.warning("\(self.config.bluetooth.adapter): hardware error 0x\(hexString(CollectionOfOne(code)))")
+            handle(.hardwareError)
+        }
+        loop.onPollError = { [unowned self] e in log.error("poll() failed: \(e); dropping broken descriptors and going on") }
     }
 
     func start() {
         log.info("altbeacond \(version): beacon \(describe(config)) on \(config.bluetooth.adapter), every \(config.bluetooth.intervalMs) ms")
         if let leds = config.leds { lights = StatusLights(settings: leds, loop: loop, log: log) }
         lights?.show(.starting)
-        loop.watch(signals.fd) { [unowned self] in onSignals() }
-        loop.watch(control.fd) { [unowned self] in onDeviceEvents() }
+        watchSignals()
+        watchControl()
         retargetMonitor()
-        loop.watch(monitor.fd) { [unowned self] in onMonitor() }
-        do {
-            let w = try ConfigWatcher(path: configPath)
-            watcher = w
-            loop.watch(w.fd) { [unowned self] in if w.drain() { configFileChanged() } }
-        } catch {
-            log.warning("cannot watch \(configPath) for edits (\(error)); SIGHUP still reloads it")
-        }
-        if let r = try? RfkillWatcher() {
-            rfkill = r
-            loop.watch(r.fd) { [unowned self] in if r.drain() { handle(.rfkillChanged) } }
-        }
+        watchMonitor()
+        watchConfig()
+        watchRfkill()
         if let ms = notifier.watchdogIntervalMs { scheduleWatchdogPing(everyMs: ms) }
         handle(.start)
         notifier.notify("READY=1\nSTATUS=\(statusText)")
@@ -72,16 +71,16 @@ final class Daemon {
         pendingStore = nil
     }
 
-    /// Runs until SIGTERM/SIGINT; the adapter never ends it.
+    /// Runs until SIGTERM/SIGINT; the adapter never ends it (but for SPEC §5's last step).
     func run() -> Int32 {
         start()
         loop.run()
-        return ExitCode.ok
+        return exitCode
     }
 
     // MARK: events
 
-    private func onSignals() {
+    func onSignals() {
         for s in signals.read() {
             switch s {
             case SIGHUP:
@@ -91,13 +90,22 @@ final class Daemon {
                 log.info("\(s == SIGTERM ? "SIGTERM" : "SIGINT"): taking the beacon off air")
                 stop()
                 return
+            case SIGUSR1:
+                let (us, turns) = loop.takeLongestTurn()
+                log.notice("loop: longest busy turn \(us / 1000).\(us % 1000 / 100) ms over \(turns) turns since the last report")
             default: break
             }
         }
     }
 
-    private func onDeviceEvents() {
-        for (kind, index) in control.readDeviceEvents() where index == config.bluetooth.adapterIndex {
+    func onDeviceEvents() {
+        let events: [(HCIDeviceEventKind, UInt16)]
+        do {
+            events = try control.readDeviceEvents()
+        } catch {
+            return controlLost(error)
+        }
+        for (kind, index) in events where index == config.bluetooth.adapterIndex {
             log.debug("\(config.bluetooth.adapter): kernel reports \(kind)")
             switch kind {
             case .registered: handle(.adapterRegistered)
@@ -108,36 +116,20 @@ final class Daemon {
         }
     }
 
-    private func onMonitor() {
+    func onMonitor() {
         let now = monotonicMilliseconds()
-        for packet in monitor.readPackets() {
+        let packets: [MonitorPacket]
+        do {
+            packets = try monitor.readPackets()
+        } catch {
+            return monitorLost(error)
+        }
+        for packet in packets {
             guard packet.index == config.bluetooth.adapterIndex, let (op, params) = packet.command else { continue }
             if advertiser.sent.consume(op, params, at: now) { continue }
             if let what = classifyForeignCommand(op, params, onAir: advertiser.onAir) {
                 log.debug("foreign \(op): \(what.rawValue)")
                 handle(.interference(what))
-            }
-        }
-    }
-
-    /// Hardware Error events arrive on the adapter's own socket.
-    private func onDeviceSocket() {
-        guard let dev = advertiser.device else { return }
-        var buf = [UInt8](repeating: 0, count: 300)
-        while true {
-            do {
-                let n = try dev.fd.read(into: &buf)
-                if n == 0 { unwatchDevice(); break }
-                if case .success(.hardwareError(let code)) = HCIEvent.decode(buf[0..<n]) {
-                    log.warning("\(config.bluetooth.adapter): hardware error 0x\(hexString(CollectionOfOne(code)))")
-                    handle(.hardwareError)
-                }
-            } catch let e where e == .wouldBlock {
-                break
-            } catch {
-                // The controller went away under the socket: stop polling it until re-armed.
-                unwatchDevice()
-                break
             }
         }
     }
@@ -155,23 +147,22 @@ final class Daemon {
         refreshHealth()
     }
 
-    /// Performs one action; returns the event it produced, if any.
+    /// Performs one action; returns the event it produced at once, if any. Controller work
+    /// completes later, as an event of its own (`.armed`, `.probed`).
     private func perform(_ action: SupervisorAction) -> SupervisorEvent? {
         switch action {
         case .arm(let scope):
             refreshHealth()
-            let result = advertiser.arm(config, scope: scope)
-            watchDevice()
-            for case .hardwareError(let code) in advertiser.device?.takeStrayEvents() ?? [] {
-                log.warning("\(config.bluetooth.adapter): hardware error 0x\(hexString(CollectionOfOne(code))) while arming")
+            let wasAdvertising = supervisor.phase == .advertising
+            advertiser.arm(config, scope: scope) { [unowned self] result in
+                if result == nil, scope != .data || !wasAdvertising {
+                    log.info("on air: \(describe(config)) on \(config.bluetooth.adapter) (\(advertiser.mode), every \(advertiser.effectiveIntervalMs) ms)")
+                }
+                if result == nil { scheduleFrameTimers() }
+                handle(.armed(result))
             }
-            if result == nil, scope != .data || supervisor.phase != .advertising {
-                log.info("on air: \(describe(config)) on \(config.bluetooth.adapter) (\(advertiser.mode), every \(advertiser.effectiveIntervalMs) ms)")
-            }
-            if result == nil { scheduleFrameTimers() }
-            return .armed(result)
         case .probe:
-            return .probed(advertiser.probe())
+            advertiser.probe { [unowned self] in handle(.probed($0)) }
         case .scheduleRearm(let ms):
             loop.schedule("rearm", afterMs: ms) { [unowned self] in handle(.rearmTimer) }
         case .cancelRearm:
@@ -181,30 +172,34 @@ final class Daemon {
         case .cancelProbe:
             loop.cancel("probe")
         case .closeAdapter:
-            closeAdapter()
+            advertiser.close()
         case .disableAdvertising:
-            if let f = advertiser.disable(timeoutMs: 800) { log.warning("could not disable advertising: \(f)") }
+            // Only on stop: the loop ends when the controller confirmed, or at the deadline.
+            advertiser.disable(deadlineMs: Self.stopDeadlineMs) { [unowned self] in loop.stop() }
         case .notice(let m): log.notice(m)
         case .warning(let m): log.warning(m)
+        case .requestRestart(let on): requestRestart(on)
         }
         return nil
     }
 
-    private func watchDevice() {
-        guard let dev = advertiser.device, dev.fd !== watchedDeviceFd else { return }
-        unwatchDevice()
-        watchedDeviceFd = dev.fd
-        loop.watch(dev.fd) { [unowned self] in onDeviceSocket() }
-    }
-
-    func closeAdapter() {
-        unwatchDevice()
-        advertiser.close()
-    }
-
-    private func unwatchDevice() {
-        if let fd = watchedDeviceFd { loop.unwatch(fd) }
-        watchedDeviceFd = nil
+    /// SPEC §5's last step: under systemd's watchdog, stop pinging it (systemd restarts the
+    /// service); under systemd without one, exit non-zero (Restart=on-failure); run by hand,
+    /// there is nobody to restart it: keep retrying.
+    private func requestRestart(_ on: Bool) {
+        restartRequested = on
+        guard on else { return log.notice("pinging systemd's watchdog again") }
+        if notifier.watchdogIntervalMs != nil {
+            log.error("no longer pinging systemd's watchdog: systemd restarts the service within WatchdogSec")
+        } else if notifier.isEnabled {
+            log.error("exiting so that systemd restarts the service")
+            stopping = true
+            lights?.release()
+            exitCode = ExitCode.software
+            loop.stop()
+        } else {
+            log.warning("not under systemd: nobody to restart the service; retrying")
+        }
     }
 
     func retargetMonitor() {
@@ -232,7 +227,13 @@ final class Daemon {
         switch supervisor.phase {
         case .starting, .arming: s = "arming \(beacon)"
         case .advertising: s = "advertising \(beacon)"
-        case .fault(let f): s = "\(f.rawValue) (\(config.bluetooth.adapter)); beacon off air, retrying"
+        case .fault(let f):
+            s = "\(f.rawValue) (\(config.bluetooth.adapter)); beacon off air, "
+            switch supervisor.escalation {
+            case .retrying: s += supervisor.ladderFailures > 0 ? "retrying (\(supervisor.ladderFailures) failed re-arms)" : "retrying"
+            case .powerCycled: s += "took the adapter down and up, retrying (\(supervisor.ladderFailures) failed re-arms)"
+            case .restartRequested: s += "asked systemd to restart the service (\(supervisor.ladderFailures) failed re-arms)"
+            }
         case .stopped: s = "stopped"
         }
         if refusedEdit != nil { s += "; last config edit refused, see log" }
@@ -253,16 +254,20 @@ final class Daemon {
     private func scheduleWatchdogPing(everyMs ms: Int64) {
         // From the loop itself: if the loop stalls, the pings stop and systemd restarts us.
         loop.schedule("watchdog", afterMs: ms) { [unowned self] in
-            notifier.notify("WATCHDOG=1")
+            if !restartRequested { notifier.notify("WATCHDOG=1") }
             scheduleWatchdogPing(everyMs: ms)
         }
     }
 
+    /// SIGTERM must end the daemon within 0.5 s even with a hung controller (SPEC §5).
+    static let stopDeadlineMs: Int64 = 400
+
     func stop() {
+        guard !stopping else { return }
+        stopping = true
         notifier.notify("STOPPING=1\nSTATUS=stopping")
-        handle(.stop)
         lights?.release()
-        loop.stop()
+        handle(.stop)
     }
 }
 

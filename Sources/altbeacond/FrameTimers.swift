@@ -23,10 +23,8 @@ extension Daemon {
     func scheduleRotation() {
         loop.schedule("rotate", afterMs: Int64(config.bluetooth.rotationMs)) { [unowned self] in
             guard supervisor.phase == .advertising, advertiser.rotates else { return }
-            if let f = advertiser.rotate() {
-                handle(.probed(f))
-            } else {
-                scheduleRotation()
+            advertiser.rotate { [unowned self] f in
+                if let f { handle(.probed(f)) } else { scheduleRotation() }
             }
         }
     }
@@ -34,10 +32,8 @@ extension Daemon {
     private func scheduleTelemetryRefresh() {
         loop.schedule("telemetry", afterMs: Self.telemetryRefreshMs) { [unowned self] in
             guard supervisor.phase == .advertising, advertiser.hasStandingTelemetry else { return }
-            if let f = advertiser.refreshTelemetry() {
-                handle(.probed(f))
-            } else {
-                scheduleTelemetryRefresh()
+            advertiser.refreshTelemetry { [unowned self] f in
+                if let f { handle(.probed(f)) } else { scheduleTelemetryRefresh() }
             }
         }
     }

@@ -72,8 +72,8 @@ extension Daemon {
         let scope: ArmScope?
         if new.bluetooth.adapterIndex != old.bluetooth.adapterIndex {
             // Take the old adapter off air before moving.
-            _ = advertiser.disable(timeoutMs: 400)
-            closeAdapter()
+            advertiser.disable(deadlineMs: 400) {}
+            advertiser.close()
             retargetMonitor()
             scope = .full
         } else if new.bluetooth.intervalMs != old.bluetooth.intervalMs || new.bluetooth.txPowerDbm != old.bluetooth.txPowerDbm {

@@ -37,7 +37,7 @@ final class ScanSession {
         loop.watch(scanner.fd) { [unowned self] in onReadable() }
         // A downed adapter stops reporting without an error on the socket: the kernel says so here.
         loop.watch(control.fd) { [unowned self] in
-            for (kind, i) in control.readDeviceEvents() where i == scanner.index && (kind == .down || kind == .unregistered) {
+            for (kind, i) in (try? control.readDeviceEvents()) ?? [] where i == scanner.index && (kind == .down || kind == .unregistered) {
                 log.error("\(adapter) went \(kind == .down ? "down" : "away"); scan ended")
                 exitCode = ExitCode.unavailable
                 finish()

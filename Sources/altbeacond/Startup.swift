@@ -65,7 +65,7 @@ func runDaemon(configPath: String) -> Int32 {
     do {
         control = try HCIControlSocket()
         monitor = try HCIMonitorSocket()
-        signals = try SignalDescriptor(signals: [SIGTERM, SIGINT, SIGHUP])
+        signals = try SignalDescriptor(signals: Daemon.signalsHandled)
     } catch {
         return reportSocketFailure(error)
     }

@@ -10,6 +10,7 @@ enum ExitCode {
     static let unavailable: Int32 = 69
     static let permission: Int32 = 77
     static let config: Int32 = 78
+    static let software: Int32 = 70
 }
 
 let version = "0.1.0"
@@ -29,6 +30,9 @@ func main() -> Int32 {
     case .success(.check(let path)):
         return checkCommand(path: path)
     case .success(.run(let path)):
+        // Before anything else: a SIGTERM or SIGHUP that arrives while the daemon sets up waits
+        // in the signalfd, instead of killing it half set up (SPEC §5).
+        blockSignals(Daemon.signalsHandled)
         return runDaemon(configPath: path)
     case .success(.scan(let adapter, let timeout, let json)):
         return scanCommand(adapter: adapter, timeoutSeconds: timeout, json: json)

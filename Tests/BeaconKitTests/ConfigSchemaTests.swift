@@ -189,7 +189,7 @@ final class ConfigSchemaTests: XCTestCase {
         var text = String(decoding: data, as: UTF8.self)
         text = text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
             let s = String(line)
-            if s.hasPrefix("# ") && (s.contains(" = ") || s == "# [leds]") { return String(s.dropFirst(2)) }
+            if s.hasPrefix("# ") && (s.contains(" = ") || s.hasPrefix("# [")) { return String(s.dropFirst(2)) }
             return s
         }.joined(separator: "\n")
         let all = try XCTUnwrap(config(text))

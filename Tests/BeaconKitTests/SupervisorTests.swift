@@ -46,20 +46,31 @@ final class SupervisorTests: XCTestCase {
         XCTAssertEqual(Supervisor.backoff(failures: 1000), 1000)
         on(.start)
         var delays: [Int64] = []
+        var scopes: [ArmScope] = []
         for _ in 0..<8 {
             let a = on(.armed(.timeout))
             guard case .scheduleRearm(let ms)? = a.last else { return XCTFail("\(a)") }
             delays.append(ms)
-            XCTAssertEqual(on(.rearmTimer, after: ms), [.arm(.full)])
+            guard case .arm(let scope)? = on(.rearmTimer, after: ms).first else { return XCTFail() }
+            scopes.append(scope)
         }
         XCTAssertEqual(delays, [50, 100, 200, 400, 800, 1000, 1000, 1000])
+        // The fifth failed re-arm escalates to taking the adapter down and up (once).
+        XCTAssertEqual(scopes, [.full, .full, .full, .full, .powerCycle, .full, .full, .full])
         XCTAssertEqual(s.phase, .fault(.hung))
+        XCTAssertEqual(s.escalation, .powerCycled)
         // The first failure warns; the retries do not repeat it.
-        XCTAssertEqual(on(.armed(nil)).last, .notice("back on air after hung (re-arms: hung 1)"))
+        let back = on(.armed(nil))
+        XCTAssertTrue(back.contains(.notice("back on air after hung (re-arms: hung 1)")))
+        XCTAssertEqual(s.escalation, .retrying)
+        XCTAssertEqual(s.ladderFailures, 0)
     }
 
     func testFaultStaysShownWhileRetrying() {
         armed()
+        // One missed answer is not yet "hung": the probe is asked again at once.
+        XCTAssertEqual(on(.probed(.timeout)), [.probe])
+        XCTAssertEqual(s.phase, .advertising)
         on(.probed(.timeout))
         XCTAssertEqual(s.phase, .fault(.hung))
         on(.rearmTimer, after: 50)

@@ -6,6 +6,9 @@ public enum ArmScope: Int, Comparable, Sendable {
     case parameters = 1
     /// Also bring the adapter up and (re)open and re-read it (new adapter, down, removed, hung).
     case full = 2
+    /// Take the adapter down first (HCIDEVDOWN, then up): the kernel re-runs the controller's
+    /// setup, e.g. the Pi's firmware patch. The escalation for a controller that keeps failing.
+    case powerCycle = 3
     public static func < (a: ArmScope, b: ArmScope) -> Bool { a.rawValue < b.rawValue }
 }
 
@@ -61,6 +64,19 @@ public enum SupervisorAction: Equatable, Sendable {
     case disableAdvertising
     case notice(String)
     case warning(String)
+    /// The escalation's last step (SPEC §5): stop pinging systemd's watchdog (or exit) so that
+    /// systemd restarts the service; `false`: the controller recovered, ping again.
+    case requestRestart(Bool)
+}
+
+/// Where a controller that keeps failing is on the escalation ladder (SPEC §5).
+public enum Escalation: Equatable, Sendable {
+    /// Re-arming with back-off.
+    case retrying
+    /// The adapter was taken down and up; re-arming again.
+    case powerCycled
+    /// Still failing: systemd is asked to restart the service.
+    case restartRequested
 }
 
 /// The recovery policy, pure: events in, actions out. The daemon performs the actions and feeds
@@ -75,6 +91,16 @@ public struct Supervisor: Sendable {
     private var rearmScheduled = false
     private var recentRearms: [Int64] = []
     public var probeIntervalMs: Int64
+    /// Consecutive failed re-arms of a controller that is there but does not work (time-outs,
+    /// refusals): what the escalation ladder counts.
+    public private(set) var ladderFailures = 0
+    public private(set) var escalation: Escalation = .retrying
+    /// Probes in a row that got no answer: one is not yet "hung".
+    private var missedProbes = 0
+    /// Interference re-arms not logged one by one (a persistent interferer), and since when.
+    private var quietRearms: [RearmCause: Int] = [:]
+    private var quietSince: Int64?
+    private var pendingQuiet = false
 
     public static let backoffBaseMs: Int64 = 50
     /// Also the longest a hung controller goes unprobed, hence recovery ≤ ~2 s after it answers.
@@ -83,6 +109,12 @@ public struct Supervisor: Sendable {
     public static let settleMs: Int64 = 30
     public static let stormWindowMs: Int64 = 2000
     public static let stormThreshold = 5
+    /// Failed re-arms before the adapter is taken down and up, and as many more before systemd
+    /// is asked for a restart.
+    public static let powerCycleAfter = 5
+    public static let restartAfter = 5
+    /// While someone keeps interfering, one summary line per this period instead of a line a re-arm.
+    public static let summaryPeriodMs: Int64 = 60_000
 
     public init(probeIntervalMs: Int64) { self.probeIntervalMs = probeIntervalMs }
 
@@ -108,9 +140,14 @@ public struct Supervisor: Sendable {
             return [.arm(.full)]
         case .armed(nil):
             return onAir(now: now)
+        case .probed(.timeout?) where phase == .advertising && missedProbes == 0:
+            // One missed answer is not yet "hung" (the kernel may be retrying): ask again.
+            missedProbes = 1
+            return [.probe]
         case .armed(let failure?), .probed(let failure?):
             return failed(failure, now: now)
         case .probed(nil):
+            missedProbes = 0
             return phase == .advertising ? [.scheduleProbe(afterMs: probeIntervalMs)] : []
         case .rearmTimer:
             rearmScheduled = false
@@ -145,8 +182,17 @@ public struct Supervisor: Sendable {
             case .advertisingDisabled: .disabled
             case .advertisingOverwritten, .parametersChanged: .overwritten
             }
-            return [.notice("\(what.rawValue) by another process; re-arming")]
-                + rearm(cause: cause, scope: .parameters, afterMs: stormDelay(now: now), now: now)
+            let delay = stormDelay(now: now)
+            guard delay > Self.settleMs else {
+                pendingQuiet = false
+                return summary(now: now, force: true) + [.notice("\(what.rawValue) by another process; re-arming")]
+                    + rearm(cause: cause, scope: .parameters, afterMs: delay, now: now)
+            }
+            // A persistent interferer: count instead of logging each re-arm.
+            pendingQuiet = true
+            quietSince = quietSince ?? now
+            quietRearms[cause, default: 0] += 1
+            return summary(now: now, force: false) + rearm(cause: cause, scope: .parameters, afterMs: delay, now: now)
         case .hardwareError:
             return [.warning("controller reported a hardware error; re-arming")]
                 + rearm(cause: .hardwareError, scope: .full, afterMs: Self.settleMs, now: now)
@@ -166,8 +212,16 @@ public struct Supervisor: Sendable {
         if let cause = pendingCause {
             rearms[cause, default: 0] += 1
             recentRearms.append(now)
-            actions.append(.notice("back on air after \(cause.rawValue) (re-arms: \(rearmSummary))"))
+            if !pendingQuiet { actions.append(.notice("back on air after \(cause.rawValue) (re-arms: \(rearmSummary))")) }
         }
+        if escalation != .retrying || ladderFailures >= Self.powerCycleAfter {
+            actions.append(.notice("the controller works again after \(ladderFailures) failed re-arms"))
+        }
+        if escalation == .restartRequested { actions.append(.requestRestart(false)) }
+        escalation = .retrying
+        ladderFailures = 0
+        missedProbes = 0
+        pendingQuiet = false
         if rearmScheduled { actions.insert(.cancelRearm, at: 0) }
         phase = .advertising
         consecutiveFailures = 0
@@ -195,12 +249,46 @@ public struct Supervisor: Sendable {
             actions.append(.warning("\(text); beacon off air, retrying"))
         }
         phase = .fault(fault)
+        missedProbes = 0
         if fault == .missing { actions.append(.closeAdapter) }
         // A specific failure names the cause better than the event that led to the attempt.
         if case .rejected = failure, pendingCause != nil {} else { pendingCause = cause }
         pendingScope = .full
+        actions += escalate(fault)
         rearmScheduled = true
         return actions + [.scheduleRearm(afterMs: Self.backoff(failures: consecutiveFailures))]
+    }
+
+    /// The ladder for a controller that is there but keeps failing (time-outs, refusals): after
+    /// `powerCycleAfter` failed re-arms the adapter is taken down and up, after `restartAfter`
+    /// more systemd is asked for a restart. A missing or blocked adapter is waited for instead.
+    private mutating func escalate(_ fault: AdapterFault) -> [SupervisorAction] {
+        switch fault {
+        case .hung, .failing: ladderFailures += 1
+        case .missing, .blocked: ladderFailures = 0; escalation = .retrying; return []
+        case .down: return []
+        }
+        if escalation == .retrying && ladderFailures >= Self.powerCycleAfter {
+            escalation = .powerCycled
+            pendingScope = .powerCycle
+            return [.warning("\(fault.rawValue) after \(ladderFailures) re-arms; taking the adapter down and up")]
+        }
+        if escalation == .powerCycled && ladderFailures >= Self.powerCycleAfter + Self.restartAfter {
+            escalation = .restartRequested
+            return [.warning("\(fault.rawValue) after \(ladderFailures) re-arms, also after taking the adapter down and up; asking systemd to restart the service"),
+                    .requestRestart(true)]
+        }
+        return []
+    }
+
+    /// The summary of quiet re-arms, once per `summaryPeriodMs` (or now, when `force`d and any).
+    private mutating func summary(now: Int64, force: Bool) -> [SupervisorAction] {
+        guard let since = quietSince, !quietRearms.isEmpty, force || now - since >= Self.summaryPeriodMs else { return [] }
+        let n = quietRearms.values.reduce(0, +)
+        let what = RearmCause.allCases.compactMap { c in quietRearms[c].map { "\(c.rawValue) \($0)" } }.joined(separator: ", ")
+        quietRearms = [:]
+        quietSince = force ? nil : now
+        return [.notice("another process keeps changing advertising: \(n) re-arms in \((now - since + 500) / 1000) s (\(what)), one log line a minute while it goes on")]
     }
 
     private mutating func rearm(cause: RearmCause?, scope: ArmScope, afterMs: Int64, now: Int64,

@@ -6,6 +6,8 @@
 #include <sys/un.h>
 #include <sys/inotify.h>
 #include <sys/prctl.h>
+#include <sys/eventfd.h>
+#include <pthread.h>
 #include <linux/capability.h>
 #include <linux/rfkill.h>
 

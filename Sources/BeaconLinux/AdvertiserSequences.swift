@@ -1,0 +1,191 @@
+import BeaconKit
+
+/// The advertiser's command sequences, written as steps that each go on when the controller
+/// answered: every completion of an older sequence (`gen` no longer current) is dropped.
+extension Advertiser {
+    typealias StepDone = (HCICommandFailure?) -> Void
+    typealias Step = (@escaping StepDone) -> Void
+
+    /// Runs `command`; a status in `tolerating` counts as success (e.g. Command Disallowed to
+    /// "disable" when already disabled).
+    func run(_ command: any HCICommand, _ c: HCICommandChannel, _ gen: Int, tolerating: [HCIStatus] = []) -> Step {
+        { [unowned self] next in
+            execute(command, c, gen) { [unowned self] r in
+                switch r {
+                case .success: next(nil)
+                case .failure(.status(let op, let st)) where tolerating.contains(st):
+                    log.debug("\(op): \(st), not a failure here")
+                    next(nil)
+                case .failure(let f):
+                    log.debug("\(f)")
+                    next(f)
+                }
+            }
+        }
+    }
+
+    func execute(_ command: any HCICommand, _ c: HCICommandChannel, _ gen: Int,
+                 _ done: @escaping (Result<[UInt8], HCICommandFailure>) -> Void) {
+        c.send(command, timeoutMs: Self.commandTimeoutMs) { [unowned self] r in
+            if gen == generation { done(r) }
+        }
+    }
+
+    /// The steps in order; stops at the first failure.
+    func chain(_ steps: [Step], _ done: @escaping StepDone) {
+        guard let first = steps.first else { return done(nil) }
+        first { [unowned self] f in
+            if let f { return done(f) }
+            chain(Array(steps.dropFirst()), done)
+        }
+    }
+
+    /// Sends frame `f`'s payload to slot `s`.
+    func send(frame f: Int, slot s: Int, _ plan: AirPlan, _ c: HCICommandChannel, _ gen: Int, _ done: @escaping StepDone) {
+        let data = frames[f].frame.advertisingData(frames[f].frame.carriesTelemetry ? telemetry() : .zero)
+        let command: any HCICommand = plan.handle(ofSlot: s).map { LESetExtendedAdvertisingData(handle: $0, data: data) }
+            ?? LESetAdvertisingData(data: data)
+        run(command, c, gen)({ [unowned self] e in
+            if e == nil {
+                while slotData.count <= s { slotData.append([]) }
+                slotData[s] = data
+            }
+            done(e)
+        })
+    }
+
+    /// After an edit that changed frames' contents only: re-sends just the slots whose bytes changed.
+    func updateChangedSlots(_ plan: AirPlan, _ c: HCICommandChannel, _ gen: Int, _ done: @escaping StepDone) {
+        var steps: [Step] = []
+        for s in 0..<plan.slotCount {
+            let r = plan.frames(inSlot: s)
+            let f = r.count > 1 ? r.lowerBound + turn % r.count : r.lowerBound
+            let data = frames[f].frame.advertisingData(frames[f].frame.carriesTelemetry ? telemetry() : .zero)
+            if s < slotData.count, slotData[s] == data { continue }
+            steps.append { [unowned self] next in send(frame: f, slot: s, plan, c, gen, next) }
+        }
+        chain(steps, done)
+    }
+
+    /// Extended commands where they bring something (a TX power, frames on air at once), else
+    /// legacy ones; each falls back on the other when the controller refuses it (SPEC §3).
+    func configure(_ config: BeaconConfig, _ c: HCICommandChannel, _ info: ControllerInfo, _ gen: Int, _ done: @escaping Done) {
+        var wantsExtended = info.hasExtendedAdvertising && frames.count > 1
+        if config.bluetooth.txPowerDbm != nil {
+            if info.hasExtendedAdvertising {
+                wantsExtended = true
+            } else if !warnedTxPower {
+                warnedTxPower = true
+                log.warning("tx_power_dbm is ignored: \(config.bluetooth.adapter) has no LE extended advertising (\(info.versionName))")
+            }
+        }
+        let handles = AirPlan.handles(frames: frames.count, supportedSets: info.advertisingSets)
+        let extended = AirPlan(handles: handles, frameCount: frames.count)
+        let legacy = AirPlan(handles: nil, frameCount: frames.count)
+        let adapter = config.bluetooth.adapter
+        let armLegacyNow: () -> Void = { [unowned self] in
+            armLegacy(config, c, legacy, gen) { [unowned self] f in
+                switch f {
+                case .none:
+                    done(onAir(legacy))
+                case .some(.status(_, .commandDisallowed)) where info.hasExtendedAdvertising && !wantsExtended:
+                    // The host has used extended advertising: legacy commands are now refused (SPEC §3).
+                    log.info("legacy advertising commands refused on \(adapter); using extended commands with a legacy PDU")
+                    armExtended(config, c, extended, gen) { [unowned self] f in done(f.map(failure(for:)) ?? onAir(extended)) }
+                case .some(let f):
+                    plan = nil
+                    done(failure(for: f))
+                }
+            }
+        }
+        leavePrevious(for: wantsExtended ? extended : legacy, c, gen) { [unowned self] in
+            guard wantsExtended else { return armLegacyNow() }
+            armExtended(config, c, extended, gen) { [unowned self] f in
+                switch f {
+                case .none: done(onAir(extended))
+                case .some(.status(_, .commandDisallowed)):
+                    // Controllers may refuse extended commands once legacy ones were used, until reset.
+                    log.warning("\(adapter) refuses extended advertising now; advertising with legacy commands\(frames.count > 1 ? ", the frames in turn" : ""), until the adapter restarts")
+                    armLegacyNow()
+                case .some(let f):
+                    plan = nil
+                    done(failure(for: f))
+                }
+            }
+        }
+    }
+
+    /// Records the plan on air; returns nil (no failure).
+    private func onAir(_ p: AirPlan) -> ArmFailure? {
+        plan = p
+        lastPlan = p
+        return nil
+    }
+
+    /// Switching between legacy commands and sets (or to other sets): take the old advertising
+    /// down first, or it stays on air beside the new one (and the controller may refuse the mix).
+    private func leavePrevious(for next: AirPlan, _ c: HCICommandChannel, _ gen: Int, _ done: @escaping () -> Void) {
+        guard let previous = plan, previous.handles != next.handles else { return done() }
+        let quiet: [HCIStatus] = [.commandDisallowed, .unknownAdvertisingIdentifier, .unknownCommand]
+        var steps: [Step] = []
+        if let old = previous.handles {
+            for h in old where !(next.handles ?? []).contains(h) {
+                steps.append(run(LESetExtendedAdvertisingEnable(false, handle: h), c, gen, tolerating: quiet))
+                steps.append(run(LERemoveAdvertisingSet(handle: h), c, gen, tolerating: quiet))
+            }
+        } else {
+            steps.append(run(LESetAdvertiseEnable(false), c, gen, tolerating: quiet))
+        }
+        plan = nil
+        // Best effort: whatever the controller says, go on with the new setup.
+        chain(steps.map { step in { next in step { _ in next(nil) } } }) { _ in done() }
+    }
+
+    private func armLegacy(_ config: BeaconConfig, _ c: HCICommandChannel, _ plan: AirPlan, _ gen: Int, _ done: @escaping StepDone) {
+        chain([
+            run(LESetAdvertiseEnable(false), c, gen, tolerating: [.commandDisallowed]),
+            setInterval(config, c, gen) { LESetAdvertisingParameters(intervalMs: $0) },
+            { [unowned self] next in slotData = []; turn = 0; send(frame: 0, slot: 0, plan, c, gen, next) },
+            // Some controllers answer Command Disallowed when already enabled: not a failure.
+            run(LESetAdvertiseEnable(true), c, gen, tolerating: [.commandDisallowed]),
+        ], done)
+    }
+
+    private func armExtended(_ config: BeaconConfig, _ c: HCICommandChannel, _ plan: AirPlan, _ gen: Int, _ done: @escaping StepDone) {
+        let quiet: [HCIStatus] = [.commandDisallowed, .unknownAdvertisingIdentifier]
+        let tx = config.bluetooth.txPowerDbm
+        var steps: [Step] = [{ [unowned self] next in slotData = []; turn = 0; next(nil) }]
+        for s in 0..<plan.slotCount {
+            guard let h = plan.handle(ofSlot: s) else { continue }
+            steps += [
+                run(LESetExtendedAdvertisingEnable(false, handle: h), c, gen, tolerating: quiet),
+                setInterval(config, c, gen) { LESetExtendedAdvertisingParameters(handle: h, intervalMs: $0, txPowerDbm: tx) },
+                { [unowned self] next in send(frame: plan.frames(inSlot: s).lowerBound, slot: s, plan, c, gen, next) },
+                run(LESetExtendedAdvertisingEnable(true, handle: h), c, gen, tolerating: [.commandDisallowed]),
+            ]
+        }
+        chain(steps, done)
+    }
+
+    /// Sets parameters at the configured interval; Bluetooth 4.x controllers refuse
+    /// non-connectable intervals under 100 ms, so fall back to 100 ms and say so.
+    private func setInterval(_ config: BeaconConfig, _ c: HCICommandChannel, _ gen: Int,
+                             _ make: @escaping (UInt16) -> any HCICommand) -> Step {
+        { [unowned self] next in
+            let wanted = config.bluetooth.intervalMs
+            run(make(wanted), c, gen)({ [unowned self] f in
+                if case .status(_, let st)? = f, wanted < AdvertisingInterval.legacyNonConnectableMinimumMs,
+                   [.invalidParameters, .unsupportedFeature, HCIStatus(rawValue: 0x1e), HCIStatus(rawValue: 0x20)].contains(st) {
+                    let fallback = AdvertisingInterval.legacyNonConnectableMinimumMs
+                    if effectiveIntervalMs != fallback {
+                        log.warning("\(config.bluetooth.adapter) refused a \(wanted) ms interval (\(st)); advertising every \(fallback) ms instead")
+                    }
+                    effectiveIntervalMs = fallback
+                    return run(make(fallback), c, gen)(next)
+                }
+                if f == nil { effectiveIntervalMs = wanted }
+                next(f)
+            })
+        }
+    }
+}
