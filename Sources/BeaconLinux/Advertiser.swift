@@ -50,6 +50,10 @@ public final class Advertiser {
         blocking = BlockingCall(loop: loop)
     }
 
+    /// True while the adapter is being brought up or down by us: the kernel's up/down events
+    /// then are our own doing, not a fault.
+    public var isChangingPower: Bool { blocking.isRunning }
+
     /// A new control socket (the old one broke).
     public func replaceControl(_ c: HCIControlSocket) { control = c }
 

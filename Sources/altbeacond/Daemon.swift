@@ -107,6 +107,8 @@ final class Daemon {
         }
         for (kind, index) in events where index == config.bluetooth.adapterIndex {
             log.debug("\(config.bluetooth.adapter): kernel reports \(kind)")
+            // Our own HCIDEVUP/HCIDEVDOWN, still in progress: the arm goes on by itself.
+            if kind == .up || kind == .down, advertiser.isChangingPower { continue }
             switch kind {
             case .registered: handle(.adapterRegistered)
             case .unregistered: handle(.adapterUnregistered)
@@ -260,7 +262,7 @@ final class Daemon {
     }
 
     /// SIGTERM must end the daemon within 0.5 s even with a hung controller (SPEC §5).
-    static let stopDeadlineMs: Int64 = 400
+    static let stopDeadlineMs: Int64 = 300
 
     func stop() {
         guard !stopping else { return }

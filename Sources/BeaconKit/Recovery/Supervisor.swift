@@ -154,7 +154,10 @@ public struct Supervisor: Sendable {
             guard phase != .advertising || pendingScope != nil else { return [] }
             // A faulted adapter keeps showing its fault while we retry it.
             if case .fault = phase {} else { phase = .arming }
-            return [.arm(pendingScope ?? .full)]
+            let scope = pendingScope ?? .full
+            // Down and up happens once per step of the ladder, not on every retry after it.
+            if scope == .powerCycle { pendingScope = .full }
+            return [.arm(scope)]
         case .probeTimer:
             return phase == .advertising ? [.probe] : []
         case .adapterRegistered, .adapterUp:
