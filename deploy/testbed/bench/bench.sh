@@ -109,6 +109,20 @@ tbd_start
 _tb_sleep 1
 fd_before=$(tbd_fd_count) rss_before=$(tbd_rss_kb)
 
+# longest_turn: the longest time (ms) the daemon's loop was busy in one turn since the last call
+# (SIGUSR1 makes it log that and start over); "n/a" if it did not answer within 2 s
+longest_turn() {
+  local before i
+  before=$(logcount "loop: longest busy turn")
+  kill -USR1 "$TB_DAEMON_PID"
+  for ((i = 0; i < 40; i++)); do
+    [ "$(logcount "loop: longest busy turn")" -gt "$before" ] && break
+    _tb_sleep 0.05
+  done
+  grep "loop: longest busy turn" "$LOG" | tail -1 | sed -n 's/.*longest busy turn \([0-9.]*\) ms.*/\1/p' | grep . || echo n/a
+}
+longest_turn >/dev/null   # starts the measurement now
+
 # fault_loop NAME PATTERN INJECT [PREPARE WAITPAT]: N times: PREPARE (if any), wait for the
 # (k-th) WAITPAT, then REF = now, INJECT, wait for the k-th "back on air after PATTERN" and the
 # beacon heard after it; time = heard - REF. Mirrors watchdog-*.sh.
@@ -130,6 +144,7 @@ fault_loop() {
   done
   fig "fault_$name" $(stats "${times[@]}")
   fig "rss_after_$name" "$(rss_now)"
+  fig "busy_$name" "$(longest_turn)"
   note "$name: logged $(grep -- "$pat" "$LOG" | tail -1 | sed 's/.*\(back on air after [^(]*\).*/\1/'); VmRSS now $(rss_now) KiB, $(tbd_fd_count) fds"
 }
 section "faults: $N of each against one altbeacond (check_interval_s = 1)"
