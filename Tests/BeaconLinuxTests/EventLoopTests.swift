@@ -55,4 +55,56 @@ final class EventLoopTests: XCTestCase {
         loop.run()
         XCTAssertEqual(got, [SIGUSR1])
     }
+
+    func testBrokenDescriptorIsReportedOnceAndDroppedNotSpun() throws {
+        var fds: [Int32] = [0, 0]
+        XCTAssertEqual(pipe(&fds), 0)
+        let r = FileDescriptor(fds[0])
+        close(fds[1])   // the write end is gone: POLLHUP with nothing to read
+        let loop = EventLoop()
+        var lost: [Errno] = []
+        var reads = 0
+        loop.watch(r, lost: { lost.append($0) }) { reads += 1 }
+        for _ in 0..<5 { loop.runOnce(maxWaitMs: 20) }
+        XCTAssertEqual(lost.count, 1)
+        XCTAssertEqual(reads, 0)
+        // Dropped: the next turns wait their whole timeout instead of returning at once.
+        let t0 = monotonicMilliseconds()
+        loop.runOnce(maxWaitMs: 50)
+        XCTAssertGreaterThanOrEqual(monotonicMilliseconds() - t0, 40)
+    }
+
+    func testAClosedDescriptorWithoutLostHandlerIsDropped() {
+        var fds: [Int32] = [0, 0]
+        XCTAssertEqual(pipe(&fds), 0)
+        let r = FileDescriptor(fds[0]), w = FileDescriptor(fds[1])
+        let loop = EventLoop()
+        var reads = 0
+        loop.watch(r) { reads += 1 }
+        r.close()   // behind the loop's back: POLLNVAL
+        loop.runOnce(maxWaitMs: 20)
+        let t0 = monotonicMilliseconds()
+        loop.runOnce(maxWaitMs: 50)
+        XCTAssertGreaterThanOrEqual(monotonicMilliseconds() - t0, 40)
+        XCTAssertEqual(reads, 0)
+        w.close()
+    }
+
+    func testBlockingCallRunsOffTheLoopWhichKeepsServingTimers() {
+        let loop = EventLoop()
+        let call = BlockingCall(loop: loop)
+        var ticks = 0
+        var result: Errno?? = .none
+        func tick() { ticks += 1; loop.schedule("tick", afterMs: 10) { tick() } }
+        tick()
+        // 300 ms in the "kernel", then EBUSY, as an ioctl would report it.
+        call.start({ usleep(300_000); errno = EBUSY; return -1 }) { e in result = .some(e); loop.stop() }
+        XCTAssertTrue(call.isRunning)
+        loop.schedule("guard", afterMs: 5000) { loop.stop() }
+        loop.run()
+        XCTAssertEqual(result, .some(Errno(EBUSY)))
+        XCTAssertFalse(call.isRunning)
+        XCTAssertGreaterThan(ticks, 10, "the loop kept running its timers while the call blocked")
+        XCTAssertLessThan(loop.longestTurnMicros, 200_000)
+    }
 }
