@@ -3,7 +3,8 @@
 # SPEC §3: on a legacy-only controller (no LE extended advertising, like the Pi 3/4/Zero 2 W) the
 # frames take turns, rotation_ms each: AltBeacon, iBeacon, Eddystone-UID, -URL and -TLM are all
 # heard on hci1; TLM carries a growing uptime and count; a controller reset re-arms every frame;
-# an edit of one frame puts the new bytes on air; SIGTERM takes them all off air.
+# an edit of one frame puts the new bytes on air; `altbeacond scan` lists every frame type;
+# SIGTERM takes them all off air.
 . "$TB_REPO/deploy/testbed/daemon-lib.sh"
 . "$TB_REPO/deploy/testbed/frames-lib.sh"
 tbf_config "rotation_ms = 300"
@@ -26,6 +27,13 @@ back=$(tbd_wait_frames 15000 "${TBF_ALL[@]}") || { tbd_dump; tb_fail "not every 
 # an edit of one frame
 sed -i 's/^major = 7$/major = 8/' "$TBD_CONFIG"
 edit=$(tbd_wait_frames 10000 "$TBF_IBEACON8" "$TB_RIG_HEX" "$TBF_UID") || { tbd_dump; tb_fail "edited iBeacon not heard"; }
+# altbeacond scan on hci1 recognises every frame type
+"$ALTBEACOND_BIN" scan --adapter hci1 --json --timeout 5 >/tmp/scan.json 2>/tmp/scan.err || { cat /tmp/scan.err; tb_fail "scan failed"; }
+for t in altbeacon ibeacon eddystone-uid eddystone-url eddystone-tlm; do
+  grep -q "\"type\":\"$t\"" /tmp/scan.json || { cat /tmp/scan.json /tmp/scan.err; tb_fail "scan did not list a $t frame"; }
+done
+grep -q '"url":"https://www.example.com/"' /tmp/scan.json || { cat /tmp/scan.json; tb_fail "scan did not decode the URL"; }
+tb_log "scan: $(grep -o '"type":"[a-z-]*"' /tmp/scan.json | sort | uniq -c | tr -s ' ' | tr '\n' ' ')"
 tbd_alive
 tbd_finish
 tb_assert_silent 1500

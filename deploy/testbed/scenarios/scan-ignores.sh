@@ -1,4 +1,5 @@
-# altbeacond scan (issue 8): an iBeacon on hci0 is not listed; malformed manufacturer data of every
+# altbeacond scan (issue 8, 16): an iBeacon on hci0 is listed as type ibeacon, never as an
+# AltBeacon; malformed manufacturer data of every
 # length 0-31 (raw LE Set Advertising Data on hci0, one after another) does not crash the scanner,
 # which lists a valid beacon afterwards and exits 0 on SIGINT; then a scan with --timeout exits 0,
 # and scanning is off on hci1 after each exit (a disable is refused as already disabled, and a
@@ -24,8 +25,11 @@ pid=$!
 _tb_sleep 2
 adv "$IB"   # heard again now that the scanner runs
 _tb_sleep 1
-[ -s /tmp/scan.json ] && { cat /tmp/scan.json; tb_fail "iBeacon listed"; }
-tb_log "iBeacon ignored"
+grep -q '"type":"ibeacon","uuid":"2f234454-cf6d-4a0f-adf2-f4911ba9ffa6","major":1,"minor":2,' /tmp/scan.json \
+  || { cat /tmp/scan.json /tmp/scan.err; tb_fail "iBeacon not listed as type ibeacon"; }
+grep -q '"type":"altbeacon"' /tmp/scan.json && { cat /tmp/scan.json; tb_fail "iBeacon taken for an AltBeacon"; }
+tb_log "iBeacon listed as an iBeacon, not an AltBeacon"
+listed=$(wc -l </tmp/scan.json)
 
 # Every length 0-31: the AltBeacon AD (0x1b ff ...) cut short for 0-27 bytes (its length byte
 # claims more than is there); then an AD claiming 28 bytes, cut at 28 and 29, and complete at 30
@@ -36,7 +40,7 @@ t0=$(tb_now_ms)
 for ((l = 0; l <= 31; l++)); do if [ $l -le 27 ]; then adv "${A:0:$((2 * l))}"; else adv "${Bh:0:$((2 * l))}"; fi; done
 tb_log "32 payloads sent in $(($(tb_now_ms) - t0)) ms"
 _tb_alive "$pid" || { cat /tmp/scan.err; tb_fail "scanner died on malformed data"; }
-[ -s /tmp/scan.json ] && { cat /tmp/scan.json; tb_fail "malformed data listed"; }
+[ "$(wc -l </tmp/scan.json)" = "$listed" ] || { cat /tmp/scan.json; tb_fail "malformed data listed"; }
 tb_log "malformed payloads of lengths 0-31: scanner alive, nothing listed"
 
 adv "$TB_RIG_HEX"
@@ -55,4 +59,4 @@ rc=0; "$B" scan --adapter hci1 --json --timeout 2 >/tmp/scan2.json 2>&1 || rc=$?
 grep -q '"minor":2,' /tmp/scan2.json || tb_fail "second scan did not list the beacon"
 st=$(_tb_hcicmd hci1 0x08 0x000c 00 00)
 [ "$st" = 0C ] || tb_fail "scanning still enabled on hci1 after --timeout (disable answered $st)"
-tb_pass "iBeacon ignored; malformed payloads of lengths 0-31 survived; valid beacon listed; SIGINT and --timeout exit 0 with scanning off"
+tb_pass "iBeacon listed as such; malformed payloads of lengths 0-31 survived; valid beacon listed; SIGINT and --timeout exit 0 with scanning off"
