@@ -1,23 +1,10 @@
-import BeaconKit
+@testable import BeaconKit
 import XCTest
 
 /// SPEC §5: a controller that keeps failing climbs a ladder (re-arm with back-off, then the
 /// adapter down and up, then a restart by systemd); one missed probe is not "hung"; a
 /// persistent interferer is summarised once a minute.
-final class EscalationTests: XCTestCase {
-    var s = Supervisor(probeIntervalMs: 5000)
-    var now: Int64 = 0
-
-    @discardableResult
-    func on(_ e: SupervisorEvent, after ms: Int64 = 0) -> [SupervisorAction] {
-        now += ms
-        return s.handle(e, now: now)
-    }
-
-    func armed() {
-        on(.start)
-        on(.armed(nil))
-    }
+final class EscalationTests: SupervisorTestCase {
 
     /// One failed re-arm: the arm's failure, then the re-arm it schedules; returns the scope it used.
     func failOnce(_ f: ArmFailure = .timeout) -> (actions: [SupervisorAction], scope: ArmScope?) {

@@ -1,8 +1,8 @@
 import XCTest
 @testable import BeaconKit
 
-/// The recovery policy, driven by events the way the daemon feeds it.
-final class SupervisorTests: XCTestCase {
+/// A supervisor driven by events the way the daemon feeds it, on a clock the test moves.
+class SupervisorTestCase: XCTestCase {
     var s = Supervisor(probeIntervalMs: 5000)
     var now: Int64 = 0
 
@@ -17,6 +17,10 @@ final class SupervisorTests: XCTestCase {
         XCTAssertEqual(on(.armed(nil)), [.scheduleProbe(afterMs: 5000)])
         XCTAssertEqual(s.phase, .advertising)
     }
+}
+
+/// The recovery policy: ordering, back-off, faults mid-re-arm.
+final class SupervisorTests: SupervisorTestCase {
 
     func testStartArmsEverythingThenProbes() {
         armed()
