@@ -6,7 +6,7 @@
 # frames, the 3 sets carry them and the last set takes its frames in turn.
 . "$TB_REPO/deploy/testbed/daemon-lib.sh"
 . "$TB_REPO/deploy/testbed/frames-lib.sh"
-tbd_config "[ibeacon]" "major = 7" "[eddystone]" 'url = "https://www.example.com/"'
+tbd_config "[ibeacon]" "major = 7" "[eddystone]" 'url = "https://www.example.com/"' "[watchdog]" "check_interval_s = 600"
 tbd_start
 grep -q "extended, sets 2 1 0" /tmp/altbeacond.log || { tbd_dump; tb_fail "not one set per frame"; }
 grep -q "in turn" /tmp/altbeacond.log && { tbd_dump; tb_fail "frames rotate although every frame has a set"; }
@@ -21,6 +21,17 @@ t=$(tb_now_ms)
 [ "$(_tb_hcicmd hci0 0x03 0x0003)" = 00 ] || tb_fail "raw HCI Reset refused"
 tbd_wait_log "back on air after reset" 10 || { tbd_dump; tb_fail "no re-arm after a reset"; }
 back=$(tbd_wait_frames 10000 "$TB_RIG_HEX" "$TBF_IBEACON" "$TBF_URL") || { tbd_dump; tb_fail "not every set heard after a reset"; }
+# an edit of one frame re-sends only that frame's set (counted on the HCI monitor with btmon)
+btmon -i hci0 >/tmp/btmon.txt 2>&1 &
+bpid=$!
+_tb_sleep 1
+sed -i 's/^major = 7$/major = 8/' "$TBD_CONFIG"
+edit=$(tbd_wait_frames 10000 "$TBF_IBEACON8" "$TB_RIG_HEX" "$TBF_URL") || { tbd_dump; tb_fail "edited iBeacon not heard"; }
+_tb_sleep 0.5
+kill "$bpid"; wait "$bpid" 2>/dev/null
+sent=$(grep -c '< HCI Command: .*(0x08|0x0037)' /tmp/btmon.txt)
+other=$(grep '< HCI Command:' /tmp/btmon.txt | grep -vc '(0x08|0x0037)')
+[ "$sent" = 1 ] && [ "$other" = 0 ] || { cat /tmp/btmon.txt; tb_fail "the edit sent $sent data commands and $other others, expected 1 and 0"; }
 tbd_finish
 tb_assert_silent 1500
 # all five frames on three sets
@@ -31,4 +42,4 @@ tbd_start
 grep -q "extended, sets 2 1 0, 3 frames in turn" /tmp/altbeacond.log || { tbd_dump; tb_fail "5 frames on 3 sets: not laid out as expected"; }
 five=$(tbd_wait_frames 15000 "${TBF_ALL[@]}") || { tbd_dump; tb_fail "not every frame heard on 3 sets"; }
 tbd_finish
-tb_pass "sets: 3 frames on 3 sets heard within ${first} ms; overwritten set repaired (all heard ${fixed} ms later); all back ${back} ms after a reset; 5 frames on 3 sets heard within ${five} ms"
+tb_pass "sets: 3 frames on 3 sets heard within ${first} ms; an edit of one frame: 1 command, heard in ${edit} ms; overwritten set repaired (all heard ${fixed} ms later); all back ${back} ms after a reset; 5 frames on 3 sets heard within ${five} ms"
