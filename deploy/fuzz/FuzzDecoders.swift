@@ -1,0 +1,132 @@
+// libFuzzer harness for everything that reads bytes off the air or the kernel (SPEC §3: any
+// nearby device can send them): H4 event packets (LE Advertising Reports, legacy and extended),
+// HCI monitor packets, and the beacon frame decoders over the AD payload; then what scan prints
+// of each frame found. Built by deploy/fuzz/run together with Sources/BeaconKit/**/*.swift into
+// one module, so internal helpers are visible.
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzDecoders(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+    let bytes = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
+
+    // An H4 event packet, as an HCI socket delivers it.
+    if case .success(let event) = HCIEvent.decode(bytes[...]) { checkEvent(event) }
+    // The same bytes as a monitor-channel packet (header, then a command or an event).
+    if case .success(let m) = MonitorPacket.decode(bytes[...]) {
+        if m.payload.count != bytes.count - MonitorPacket.headerLength { trap("monitor payload length") }
+        _ = m.kind
+        if let c = m.command, c.parameters.count > m.payload.count { trap("monitor command parameters") }
+        if let e = m.event { checkEvent(e) }
+    }
+    // The bytes as an advertising payload, at index 0 and inside a larger buffer (a slice whose
+    // indices do not start at 0: decoders must use startIndex).
+    checkPayload(bytes[...])
+    if !bytes.isEmpty { checkPayload(bytes[1...]) }
+    return 0
+}
+
+private func checkEvent(_ event: HCIEvent) {
+    _ = event.status
+    guard case .advertisingReports(let reports) = event else { return }
+    for r in reports {
+        if r.address.count != 6 || r.data.count > 255 { trap("report with a \(r.address.count)-byte address, \(r.data.count) data bytes") }
+        if r.addressString.utf8.count != 17 { trap("address string \(r.addressString)") }
+        checkPayload(r.data[...])
+        for s in Sighting.all(in: r, atMs: 0) { checkSighting(s) }
+    }
+}
+
+/// Every frame found: at most 31 bytes when sent again, and what it sends decodes to itself.
+private func checkPayload(_ payload: ArraySlice<UInt8>) {
+    _ = adStructures(payload)
+    for f in BeaconFrames.decode(payload) {
+        let fields = f.fields
+        let telemetry = (f as? EddystoneTLMFrame)?.received ?? .zero
+        let air = f.advertisingData(telemetry)
+        if air.count > 31 { trap("\(f.name) sends \(air.count) bytes") }
+        let again = BeaconFrames.decode(air[...]).filter { $0.name == f.name }
+        if again.count != 1 || again[0].fields != fields { trap("\(f.name) does not decode to itself: \(hexString(air))") }
+        for field in fields where field.key.isEmpty { trap("\(f.name) has a field without a name") }
+        checkSighting(Sighting(frame: f, rssi: -59, address: "11:22:33:44:55:66", atMs: 0))
+    }
+}
+
+/// What scan prints: JSON that parses, plain lines of `key=value` words, no raw control character.
+private func checkSighting(_ s: Sighting) {
+    let json = s.jsonLine
+    if !isFlatJSONObject(Array(json.utf8)) { trap("not JSON: \(json)") }
+    let line = BeaconTable.line("new", s)
+    let words = line.split(separator: " ", omittingEmptySubsequences: false)
+    if words.count < 3 || words.dropFirst(2).contains(where: { !$0.contains("=") }) { trap("plain line: \(line)") }
+    var table = BeaconTable()
+    _ = table.record(s)
+    let text = table.render(nowMs: 1000, title: "t") + line
+    if text.unicodeScalars.contains(where: { ($0.value < 0x20 && $0 != "\n") || ($0.value >= 0x7f && $0.value < 0xa0) }) {
+        trap("raw control character in scan output")
+    }
+}
+
+/// `{"key":value,...}` with string, number or null values, as RFC 8259 says.
+private func isFlatJSONObject(_ b: [UInt8]) -> Bool {
+    var i = 0
+    func peek() -> UInt8? { i < b.count ? b[i] : nil }
+    func string() -> Bool {
+        guard peek() == UInt8(ascii: "\"") else { return false }
+        i += 1
+        while let c = peek() {
+            i += 1
+            switch c {
+            case UInt8(ascii: "\""): return true
+            case UInt8(ascii: "\\"):
+                guard let e = peek() else { return false }
+                i += 1
+                if e == UInt8(ascii: "u") {
+                    for _ in 0..<4 {
+                        guard let h = peek(), (h >= 0x30 && h <= 0x39) || (h >= 0x61 && h <= 0x66) || (h >= 0x41 && h <= 0x46) else { return false }
+                        i += 1
+                    }
+                } else if !"\"\\/bfnrt".utf8.contains(e) {
+                    return false
+                }
+            case 0..<0x20: return false
+            default: break
+            }
+        }
+        return false
+    }
+    func number() -> Bool {
+        if peek() == UInt8(ascii: "-") { i += 1 }
+        func digits() -> Bool {
+            let start = i
+            while let c = peek(), c >= 0x30, c <= 0x39 { i += 1 }
+            return i > start
+        }
+        guard digits() else { return false }
+        if peek() == UInt8(ascii: ".") { i += 1; return digits() }
+        return true
+    }
+    func value() -> Bool {
+        switch peek() {
+        case UInt8(ascii: "\""): return string()
+        case UInt8(ascii: "n"):
+            guard b.count >= i + 4, b[i..<(i + 4)].elementsEqual("null".utf8) else { return false }
+            i += 4
+            return true
+        default: return number()
+        }
+    }
+    guard peek() == UInt8(ascii: "{") else { return false }
+    i += 1
+    while true {
+        guard string(), peek() == UInt8(ascii: ":") else { return false }
+        i += 1
+        guard value() else { return false }
+        if peek() == UInt8(ascii: ",") { i += 1; continue }
+        guard peek() == UInt8(ascii: "}") else { return false }
+        return i + 1 == b.count
+    }
+}
+
+private func trap(_ message: String) -> Never {
+    print("fuzz invariant broken: \(message)")
+    fatalError(message)
+}
