@@ -34,29 +34,6 @@ func writeAll(_ fd: Int32, _ s: String) {
     }
 }
 
-func jsonString(_ s: String) -> String {
-    var out = "\""
-    for u in s.unicodeScalars {
-        switch u {
-        case "\"": out += "\\\""
-        case "\\": out += "\\\\"
-        case "\n": out += "\\n"
-        case "\r": out += "\\r"
-        case "\t": out += "\\t"
-        case "\u{08}": out += "\\b"
-        case "\u{0C}": out += "\\f"
-        default:
-            if u.value < 0x20 || u.value == 0x7F {
-                let hex = String(u.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            } else {
-                out.unicodeScalars.append(u)
-            }
-        }
-    }
-    return out + "\""
-}
-
 func tagged(_ type: String, _ value: String) -> String {
     "{\"type\": \"\(type)\", \"value\": \(jsonString(value))}"
 }
