@@ -7,7 +7,11 @@ enum Eddystone {
     /// The whole payload: flags, the service UUID list, then the service data `body`
     /// (frame type onwards).
     static func advertisingData(_ body: [UInt8]) -> [UInt8] {
-        flagsAD + serviceUUIDsAD + [UInt8(truncatingIfNeeded: body.count + 3), 0x16, 0xaa, 0xfe] + body
+        var out = flagsAD
+        out += serviceUUIDsAD
+        out += [UInt8(truncatingIfNeeded: body.count + 3), 0x16, 0xaa, 0xfe]
+        out += body
+        return out
     }
 
     /// The service data for 0xFEAA (frame type onwards) when its frame type is `type`.
@@ -32,7 +36,11 @@ public struct EddystoneUIDFrame: BeaconFrame, Equatable {
     }
 
     public func advertisingData(_: Telemetry) -> [UInt8] {
-        Eddystone.advertisingData([Eddystone.uid, UInt8(bitPattern: power0m)] + exactly(10, namespace) + exactly(6, instance) + [0, 0])
+        var body: [UInt8] = [Eddystone.uid, UInt8(bitPattern: power0m)]
+        body += exactly(10, namespace)
+        body += exactly(6, instance)
+        body += [0, 0]
+        return Eddystone.advertisingData(body)
     }
 
     public var fields: [FrameField] {
@@ -61,8 +69,12 @@ public struct EddystoneTLMFrame: BeaconFrame, Equatable {
 
     public func advertisingData(_ t: Telemetry) -> [UInt8] {
         let temp = t.temperature.map { UInt16(bitPattern: $0) } ?? Self.temperatureNotSupported
-        return Eddystone.advertisingData([Eddystone.tlm, 0x00] + be16(t.batteryMillivolts) + be16(temp)
-                                         + be32(t.advertisingCount) + be32(t.uptimeDeciseconds))
+        var body: [UInt8] = [Eddystone.tlm, 0x00]
+        body += be16(t.batteryMillivolts)
+        body += be16(temp)
+        body += be32(t.advertisingCount)
+        body += be32(t.uptimeDeciseconds)
+        return Eddystone.advertisingData(body)
     }
 
     public var fields: [FrameField] {

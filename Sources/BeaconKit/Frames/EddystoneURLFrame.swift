@@ -65,7 +65,9 @@ public struct EddystoneURLFrame: BeaconFrame, Equatable {
     }
 
     public func advertisingData(_: Telemetry) -> [UInt8] {
-        Eddystone.advertisingData([Eddystone.url, UInt8(bitPattern: power0m)] + encoded.prefix(1 + Self.maxEncodedLength))
+        var body: [UInt8] = [Eddystone.url, UInt8(bitPattern: power0m)]
+        body += encoded.prefix(1 + Self.maxEncodedLength)
+        return Eddystone.advertisingData(body)
     }
 
     public var fields: [FrameField] { [FrameField("url", url), .number("power_0m", power0m)] }

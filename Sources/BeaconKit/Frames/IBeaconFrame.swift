@@ -14,8 +14,14 @@ public struct IBeaconFrame: BeaconFrame, Equatable {
     }
 
     public func advertisingData(_: Telemetry) -> [UInt8] {
-        flagsAD + [0x1a, 0xff, 0x4c, 0x00, 0x02, 0x15] + exactly(16, uuid) + be16(major) + be16(minor)
-            + [UInt8(bitPattern: power)]
+        // Statement by statement: one long `+` chain takes Swift 6.0's type checker too long.
+        var out: [UInt8] = flagsAD
+        out += [0x1a, 0xff, 0x4c, 0x00, 0x02, 0x15]
+        out += exactly(16, uuid)
+        out += be16(major)
+        out += be16(minor)
+        out.append(UInt8(bitPattern: power))
+        return out
     }
 
     public var fields: [FrameField] {
