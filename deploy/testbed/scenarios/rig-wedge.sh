@@ -15,6 +15,8 @@ dump() {
 fail() { dump; tb_fail "$*"; }
 # version DEV: the status of Read Local Version Information on DEV ("--": no answer in 5 s)
 version() { _tb_hcicmd "$1" 0x04 0x0001; }
+# txtimeouts: how many "hci0: command ... tx timeout" lines the kernel log has
+txtimeouts() { dmesg 2>/dev/null | grep -cE 'hci0: command (0x1001 )?tx timeout'; }
 # cycle DEV: hciconfig DEV down, then up (each bounded by timeout 30); logs how long each took
 # (prefixed with the caller's $fl); status: that of "up"
 cycle() {
@@ -38,7 +40,7 @@ rounds() {  # the whole sequence on the controllers of one btvirt flavour
 
   # --- soft wedge: swallowed commands, cured by the HCI Reset of down + up
   tb_studyguide_start hci0 >/dev/null || fail "[$fl] study-guide sequence refused"
-  n0=$(dmesg | grep -c 'hci0: command 0x1001 tx timeout')
+  n0=$(txtimeouts)
   tb_fault_wedge || fail "[$fl] tb_fault_wedge refused"
   tb_wedged || fail "[$fl] tb_wedged says no wedge after tb_fault_wedge"
   t0=$(tb_now_ms)
@@ -47,9 +49,14 @@ rounds() {  # the whole sequence on the controllers of one btvirt flavour
   tb_log "[$fl] wedged hci0: Read Local Version unanswered ($(($(tb_now_ms) - t0)) ms until timeout 5 gave up)"
   [ "$(version hci1)" = 00 ] || fail "[$fl] hci1 does not answer while hci0 is wedged"
   tb_log "[$fl] hci1 still answers (00)"
-  [ "$(dmesg | grep -c 'hci0: command 0x1001 tx timeout')" -gt "$n0" ] \
-    || fail "[$fl] no new 'hci0: command 0x1001 tx timeout' in the kernel log"
-  tb_log "[$fl] kernel: $(dmesg | grep 'hci0: command 0x1001 tx timeout' | tail -1)"
+  # 6.1 logs "hci0: command 0x1001 tx timeout"; newer kernels may leave the opcode out. A guest
+  # whose kernel log has no Bluetooth line at all cannot be read here: say so rather than fail.
+  if dmesg 2>/dev/null | grep -qi 'bluetooth'; then
+    [ "$(txtimeouts)" -gt "$n0" ] || fail "[$fl] no new 'hci0: command ... tx timeout' in the kernel log"
+    tb_log "[$fl] kernel: $(dmesg | grep -E 'hci0: command (0x1001 )?tx timeout' | tail -1)"
+  else
+    tb_log "[$fl] the kernel log is not readable in this guest: tx timeout not checked"
+  fi
   # the emulated radio keeps what the wedged controller advertised
   tb_wait_heard "$TB_RIG_HEX" 5000 >/dev/null || fail "[$fl] hci0's advertising not heard while wedged"
   tb_log "[$fl] wedged hci0's advertising still heard on hci1"
