@@ -74,9 +74,12 @@ public final class Advertiser {
     public var rotates: Bool { plan?.rotates ?? false }
 
     /// True when a frame with telemetry has a slot of its own: its data is refreshed now and then.
-    public var hasStandingTelemetry: Bool {
-        guard let plan else { return false }
-        return (0..<plan.slotCount).contains { s in
+    public var hasStandingTelemetry: Bool { !standingTelemetrySlots.isEmpty }
+
+    /// The slots that carry one frame with telemetry, always the same one (not in turn).
+    var standingTelemetrySlots: [Int] {
+        guard let plan else { return [] }
+        return (0..<plan.slotCount).filter { s in
             let r = plan.frames(inSlot: s)
             return r.count == 1 && frames[r.lowerBound].frame.carriesTelemetry
         }
@@ -186,11 +189,7 @@ public final class Advertiser {
     /// Re-sends the frames with telemetry that have a slot of their own (fresh uptime and count).
     public func refreshTelemetry(_ done: @escaping Done) {
         guard let plan, let c = channel, c.isIdle else { return done(nil) }
-        let slots = (0..<plan.slotCount).filter { s in
-            let r = plan.frames(inSlot: s)
-            return r.count == 1 && frames[r.lowerBound].frame.carriesTelemetry
-        }
-        chain(slots.map { s in { [unowned self] next in send(frame: s, slot: s, plan, c, generation, next) } }) { [unowned self] f in
+        chain(standingTelemetrySlots.map { s in { [unowned self] next in send(frame: s, slot: s, plan, c, generation, next) } }) { [unowned self] f in
             done(f.map(failure(for:)))
         }
     }

@@ -40,9 +40,15 @@ extension Advertiser {
         }
     }
 
+    /// Frame `f`'s bytes as they go on air now (a TLM frame with fresh telemetry).
+    func payload(ofFrame f: Int) -> [UInt8] {
+        let frame = frames[f].frame
+        return frame.advertisingData(frame.carriesTelemetry ? telemetry() : .zero)
+    }
+
     /// Sends frame `f`'s payload to slot `s`.
     func send(frame f: Int, slot s: Int, _ plan: AirPlan, _ c: HCICommandChannel, _ gen: Int, _ done: @escaping StepDone) {
-        let data = frames[f].frame.advertisingData(frames[f].frame.carriesTelemetry ? telemetry() : .zero)
+        let data = payload(ofFrame: f)
         let command: any HCICommand = plan.handle(ofSlot: s).map { LESetExtendedAdvertisingData(handle: $0, data: data) }
             ?? LESetAdvertisingData(data: data)
         run(command, c, gen)({ [unowned self] e in
@@ -60,7 +66,7 @@ extension Advertiser {
         for s in 0..<plan.slotCount {
             let r = plan.frames(inSlot: s)
             let f = r.count > 1 ? r.lowerBound + turn % r.count : r.lowerBound
-            let data = frames[f].frame.advertisingData(frames[f].frame.carriesTelemetry ? telemetry() : .zero)
+            let data = payload(ofFrame: f)
             if s < slotData.count, slotData[s] == data { continue }
             steps.append { [unowned self] next in send(frame: f, slot: s, plan, c, gen, next) }
         }
