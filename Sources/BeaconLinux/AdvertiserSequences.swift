@@ -26,7 +26,7 @@ extension Advertiser {
 
     func execute(_ command: any HCICommand, _ c: HCICommandChannel, _ gen: Int,
                  _ done: @escaping (Result<[UInt8], HCICommandFailure>) -> Void) {
-        c.send(command, timeoutMs: Self.commandTimeoutMs) { [unowned self] r in
+        c.send(command, timeoutMs: commandTimeoutMs) { [unowned self] r in
             if gen == generation { done(r) }
         }
     }
@@ -43,7 +43,7 @@ extension Advertiser {
     /// Frame `f`'s bytes as they go on air now (a TLM frame with fresh telemetry).
     func payload(ofFrame f: Int) -> [UInt8] {
         let frame = frames[f].frame
-        return frame.advertisingData(frame.carriesTelemetry ? telemetry() : .zero)
+        return frame.advertisingData(frame.carriesTelemetry ? telemetry(counter.count(at: loop.now)) : .zero)
     }
 
     /// Sends frame `f`'s payload to slot `s`.
@@ -88,7 +88,7 @@ extension Advertiser {
         let handles = AirPlan.handles(frames: frames.count, supportedSets: info.advertisingSets)
         let extended = AirPlan(handles: handles, frameCount: frames.count)
         let legacy = AirPlan(handles: nil, frameCount: frames.count)
-        let adapter = config.bluetooth.adapter
+        let adapter = "hci\(index)"
         let armLegacyNow: () -> Void = { [unowned self] in
             armLegacy(config, c, legacy, gen) { [unowned self] f in
                 switch f {
@@ -97,10 +97,10 @@ extension Advertiser {
                 case .some(.status(_, .commandDisallowed)) where info.hasExtendedAdvertising && !wantsExtended:
                     // The host has used extended advertising: legacy commands are now refused (SPEC §3).
                     log.info("legacy advertising commands refused on \(adapter); using extended commands with a legacy PDU")
-                    armExtended(config, c, extended, gen) { [unowned self] f in done(f.map(failure(for:)) ?? onAir(extended)) }
+                    armExtended(config, c, extended, gen) { [unowned self] f in done(f.map(ArmFailure.init) ?? onAir(extended)) }
                 case .some(let f):
                     plan = nil
-                    done(failure(for: f))
+                    done(ArmFailure(f))
                 }
             }
         }
@@ -115,7 +115,7 @@ extension Advertiser {
                     armLegacyNow()
                 case .some(let f):
                     plan = nil
-                    done(failure(for: f))
+                    done(ArmFailure(f))
                 }
             }
         }
@@ -125,23 +125,28 @@ extension Advertiser {
     private func onAir(_ p: AirPlan) -> ArmFailure? {
         plan = p
         lastPlan = p
+        let now = loop.now
+        for s in 0..<p.slotCount { counter.enabled(slot: s, intervalMs: effectiveIntervalMs, at: now) }
         return nil
     }
 
-    /// Switching between legacy commands and sets (or to other sets): take the old advertising
-    /// down first, or it stays on air beside the new one (and the controller may refuse the mix).
+    /// Switching between legacy commands and sets, or to fewer or other sets: every set we
+    /// configured on this controller and the new plan does not use is disabled and removed (not
+    /// only those of the last plan: a failed arm forgets its plan, the sets stay), and legacy
+    /// advertising is disabled when sets take over; else the old frames stay on air beside the new.
     private func leavePrevious(for next: AirPlan, _ c: HCICommandChannel, _ gen: Int, _ done: @escaping () -> Void) {
-        guard let previous = plan, previous.handles != next.handles else { return done() }
         let quiet: [HCIStatus] = [.commandDisallowed, .unknownAdvertisingIdentifier, .unknownCommand]
         var steps: [Step] = []
-        if let old = previous.handles {
-            for h in old where !(next.handles ?? []).contains(h) {
-                steps.append(run(LESetExtendedAdvertisingEnable(false, handle: h), c, gen, tolerating: quiet))
-                steps.append(run(LERemoveAdvertisingSet(handle: h), c, gen, tolerating: quiet))
-            }
-        } else {
-            steps.append(run(LESetAdvertiseEnable(false), c, gen, tolerating: quiet))
+        for h in armedHandles.subtracting(next.handles ?? []).sorted(by: >) {
+            steps.append(run(LESetExtendedAdvertisingEnable(false, handle: h), c, gen, tolerating: quiet))
+            steps.append(run(LERemoveAdvertisingSet(handle: h), c, gen, tolerating: quiet))
+            steps.append { [unowned self] next in armedHandles.remove(h); next(nil) }
         }
+        if legacyArmed && next.handles != nil {
+            steps.append(run(LESetAdvertiseEnable(false), c, gen, tolerating: quiet))
+            steps.append { [unowned self] next in legacyArmed = false; next(nil) }
+        }
+        guard !steps.isEmpty else { return done() }
         plan = nil
         // Best effort: whatever the controller says, go on with the new setup.
         chain(steps.map { step in { next in step { _ in next(nil) } } }) { _ in done() }
@@ -153,6 +158,7 @@ extension Advertiser {
             setInterval(config, c, gen) { LESetAdvertisingParameters(intervalMs: $0) },
             { [unowned self] next in slotData = []; turn = 0; send(frame: 0, slot: 0, plan, c, gen, next) },
             // Some controllers answer Command Disallowed when already enabled: not a failure.
+            { [unowned self] next in legacyArmed = true; next(nil) },
             run(LESetAdvertiseEnable(true), c, gen, tolerating: [.commandDisallowed]),
         ], done)
     }
@@ -164,6 +170,7 @@ extension Advertiser {
         for s in 0..<plan.slotCount {
             guard let h = plan.handle(ofSlot: s) else { continue }
             steps += [
+                { [unowned self] next in armedHandles.insert(h); next(nil) },
                 run(LESetExtendedAdvertisingEnable(false, handle: h), c, gen, tolerating: quiet),
                 setInterval(config, c, gen) { LESetExtendedAdvertisingParameters(handle: h, intervalMs: $0, txPowerDbm: tx) },
                 { [unowned self] next in send(frame: plan.frames(inSlot: s).lowerBound, slot: s, plan, c, gen, next) },

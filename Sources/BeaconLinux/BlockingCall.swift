@@ -20,6 +20,9 @@ public final class BlockingCall {
 
     public init(loop: EventLoop) { self.loop = loop }
 
+    /// The thread may still be running (a hung HCIDEVUP): its result is then dropped unread.
+    deinit { if let r = running { loop.unwatch(r.job.done) } }
+
     /// Starts `body` (a raw call returning -1 with errno on failure, as ioctl does) on a thread;
     /// `completion` runs on the loop with nil or the errno. One call at a time: a call made while
     /// another runs replaces the completion (the first call's result then completes the second).
@@ -37,7 +40,7 @@ public final class BlockingCall {
         }
         let job = Job(body: body, done: efd)
         running = (job, completion)
-        loop.watch(efd) { [unowned self] in finished() }
+        loop.watch(efd) { [weak self] in self?.finished() }
         var thread = pthread_t()
         var attr = pthread_attr_t()
         pthread_attr_init(&attr)

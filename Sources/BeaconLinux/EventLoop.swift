@@ -1,10 +1,25 @@
 import CLinux
 import Glibc
 
-/// The daemon's one event loop: poll(2) over file descriptors, with named one-shot timers folded
-/// into poll's timeout. Nothing runs between wakeups, so a healthy daemon is idle. Handlers must
-/// not block: controller commands complete as events (HCICommandChannel), and calls that can
-/// block in the kernel run on a helper thread (BlockingCall).
+/// The clock a loop schedules by: the monotonic clock, or (in tests) a virtual one that the loop
+/// moves forward to the next deadline whenever nothing else is ready, so scripted scenarios with
+/// second-long time-outs run in microseconds and always in the same order.
+public final class LoopClock: @unchecked Sendable {
+    public let isVirtual: Bool
+    private var virtualNow: Int64
+    public init(virtualStartingAt start: Int64? = nil) {
+        isVirtual = start != nil
+        virtualNow = start ?? 0
+    }
+    public static let monotonic = LoopClock()
+    public var now: Int64 { isVirtual ? virtualNow : monotonicMilliseconds() }
+    func advance(to t: Int64) { if isVirtual, t > virtualNow { virtualNow = t } }
+}
+
+/// The daemon's one event loop: poll(2) over file descriptors, with one-shot timers folded into
+/// poll's timeout and work posted for the next turn. Nothing runs between wakeups, so a healthy
+/// daemon is idle. Handlers must not block: controller commands complete as events
+/// (HCICommandChannel), and calls that can block in the kernel run on a helper thread (BlockingCall).
 public final class EventLoop {
     private struct Source {
         let owner: ObjectIdentifier
@@ -15,8 +30,11 @@ public final class EventLoop {
     /// Keyed by the descriptor object, not its number: a descriptor closed elsewhere is still
     /// found and removed, and a reused number never inherits an old handler.
     private var sources: [Source] = []
-    private var timers: [String: (deadline: Int64, handler: () -> Void)] = [:]
+    fileprivate var timers: [Int: (deadline: Int64, handler: () -> Void)] = [:]
+    private var nextTimerID = 0
+    private var posted: [() -> Void] = []
     private var stopped = false
+    public let clock: LoopClock
     /// How many times poll returned: wakeups, for the benchmarks.
     public private(set) var wakeups: UInt64 = 0
     /// The longest time one turn spent in handlers (µs), since `takeLongestTurn()`.
@@ -26,7 +44,9 @@ public final class EventLoop {
     public var onPollError: ((Errno) -> Void)?
     private var lastPollError: Errno?
 
-    public init() {}
+    public init(clock: LoopClock = .monotonic) { self.clock = clock }
+
+    public var now: Int64 { clock.now }
 
     /// Watches `fd` for input. `lost` is called (and the descriptor unwatched) when the kernel
     /// says the descriptor is broken: POLLNVAL, or POLLERR/POLLHUP with nothing left to read.
@@ -40,16 +60,25 @@ public final class EventLoop {
         sources.removeAll { $0.owner == id }
     }
 
-    /// Schedules (or reschedules) the timer `name` to fire once after `ms`.
-    public func schedule(_ name: String, afterMs ms: Int64, _ handler: @escaping () -> Void) {
-        timers[name] = (monotonicMilliseconds() + max(0, ms), handler)
+    /// Runs `work` on the next turn, never inside the caller: a completion posted so cannot nest
+    /// in the call that started the work.
+    public func post(_ work: @escaping () -> Void) { posted.append(work) }
+
+    /// A timer of the caller's own: no names shared across the daemon.
+    public func makeTimer() -> LoopTimer {
+        nextTimerID += 1
+        return LoopTimer(loop: self, id: nextTimerID)
     }
 
-    public func cancel(_ name: String) { timers[name] = nil }
-    public func isScheduled(_ name: String) -> Bool { timers[name] != nil }
-    public var timerNames: [String] { Array(timers.keys) }
+    fileprivate func schedule(_ id: Int, afterMs ms: Int64, _ handler: @escaping () -> Void) {
+        timers[id] = (now + max(0, ms), handler)
+    }
+
+    /// Timers scheduled (tests, benchmarks).
+    public var scheduledTimerCount: Int { timers.count }
 
     public func stop() { stopped = true }
+    public var isStopped: Bool { stopped }
 
     /// Runs until `stop()`.
     public func run() {
@@ -63,15 +92,20 @@ public final class EventLoop {
         return (longestTurnMicros, turnsSinceReport)
     }
 
-    /// One poll and the handlers it made ready; `maxWaitMs` caps the wait (tests).
+    /// One poll and the handlers it made ready; `maxWaitMs` caps the wait (tests). On a virtual
+    /// clock the poll never waits: the clock jumps to the next deadline instead.
     public func runOnce(maxWaitMs: Int64? = nil) {
-        let now = monotonicMilliseconds()
+        let start = now
         var timeout: Int64 = -1
-        if let next = timers.values.map(\.deadline).min() { timeout = max(0, next - now) }
+        if let next = timers.values.map(\.deadline).min() { timeout = max(0, next - start) }
         if let cap = maxWaitMs { timeout = timeout < 0 ? cap : min(timeout, cap) }
+        if !posted.isEmpty { timeout = 0 }
+        let virtualWait = clock.isVirtual ? timeout : 0
+        if clock.isVirtual { timeout = 0 }
         var fds = sources.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
         let r = poll(&fds, nfds_t(fds.count), Int32(clamping: timeout))
         wakeups &+= 1
+        if r == 0, virtualWait > 0 { clock.advance(to: start + virtualWait) }
         let busyFrom = monotonicMicroseconds()
         defer { noteTurn(since: busyFrom) }
         if r < 0 {
@@ -97,6 +131,7 @@ public final class EventLoop {
             }
         }
         fireDueTimers()
+        runPosted()
     }
 
     /// poll() itself failed (EFAULT, ENOMEM, EINVAL): drop descriptors that are no longer
@@ -120,16 +155,45 @@ public final class EventLoop {
     }
 
     private func fireDueTimers() {
-        let now = monotonicMilliseconds()
-        let due = timers.filter { $0.value.deadline <= now }.sorted { $0.value.deadline < $1.value.deadline }
-        for (name, t) in due {
+        let t = now
+        let due = timers.filter { $0.value.deadline <= t }.sorted { ($0.value.deadline, $0.key) < ($1.value.deadline, $1.key) }
+        for (id, timer) in due {
             // A handler may have cancelled or rescheduled it.
-            guard let current = timers[name], current.deadline == t.deadline else { continue }
-            timers[name] = nil
-            t.handler()
+            guard let current = timers[id], current.deadline == timer.deadline else { continue }
+            timers[id] = nil
+            timer.handler()
             if stopped { return }
         }
     }
+
+    /// What was posted before this turn; work posted now waits for the next one.
+    private func runPosted() {
+        guard !posted.isEmpty else { return }
+        let work = posted
+        posted.removeAll()
+        for (i, w) in work.enumerated() {
+            w()
+            if stopped {
+                posted = Array(work[(i + 1)...]) + posted
+                return
+            }
+        }
+    }
+}
+
+/// One timer of one owner (an adapter session's probe, a LED's blink): scheduling it again
+/// replaces it; it is cancelled when its owner lets it go.
+public final class LoopTimer {
+    /// Weak: an owner may outlive its loop (both are torn down at exit in any order).
+    private weak var loop: EventLoop?
+    private let id: Int
+    fileprivate init(loop: EventLoop, id: Int) { self.loop = loop; self.id = id }
+    deinit { loop?.timers[id] = nil }
+
+    /// Fires `handler` once after `ms` (replacing any earlier schedule).
+    public func schedule(afterMs ms: Int64, _ handler: @escaping () -> Void) { loop?.schedule(id, afterMs: ms, handler) }
+    public func cancel() { loop?.timers[id] = nil }
+    public var isScheduled: Bool { loop?.timers[id] != nil }
 }
 
 /// Blocks `signals` for the whole process: done first thing at start, so a signal that arrives

@@ -1,10 +1,33 @@
 import BeaconKit
 import Glibc
 
-/// Commands to one controller without ever waiting for it: one command in flight at a time (as
-/// BlueZ's shared/hci.c does), the rest queued; each has a deadline kept as a loop timer, and
-/// completes when its Command Complete (or a failing Command Status) is read off the socket, which
-/// the loop watches. A controller that never answers costs timers, never a blocked loop.
+/// Why a command did not complete.
+public enum HCICommandFailure: Error, Equatable, Sendable, CustomStringConvertible {
+    case io(Errno)
+    case timeout(HCIOpcode)
+    case status(HCIOpcode, HCIStatus)
+
+    public var description: String {
+        switch self {
+        case .io(let e): "\(e)"
+        case .timeout(let op): "\(op) timed out"
+        case .status(let op, let st): "\(op) failed: \(st)"
+        }
+    }
+
+    public var opcode: HCIOpcode? {
+        switch self {
+        case .io: nil
+        case .timeout(let op), .status(let op, _): op
+        }
+    }
+}
+
+/// The one command path to a controller, for the beacon and `scan` alike: one command in flight at
+/// a time (as BlueZ's shared/hci.c does), the rest queued; each has a deadline kept as a loop
+/// timer, and completes when its Command Complete (or a failing Command Status) is read off the
+/// transport. Completions always run on a later loop turn than the `send` that started them, so a
+/// caller never re-enters itself; a controller that never answers costs a timer, never a blocked loop.
 public final class HCICommandChannel {
     public typealias Completion = (Result<[UInt8], HCICommandFailure>) -> Void
     private struct Pending {
@@ -15,123 +38,101 @@ public final class HCICommandChannel {
         let done: Completion
     }
 
-    public let socket: HCIDeviceSocket
-    public var index: UInt16 { socket.index }
+    public let index: UInt16
+    private let transport: HCITransport
     private let loop: EventLoop
-    private let timerName: String
+    private let deadline: LoopTimer
     private var queue: [Pending] = []
     private var inFlight: Pending?
-    private var closed = false
+    public private(set) var isClosed = false
     /// Called with each command as written, so the monitor can tell ours from others'.
     public var onSend: ((HCIOpcode, [UInt8]) -> Void)?
-    /// A Hardware Error event from the controller.
-    public var onHardwareError: ((UInt8) -> Void)?
-    /// The socket broke (the controller went away under it): every pending command has failed.
+    /// Every event that is not a command's completion: Hardware Error, LE Meta (advertising reports).
+    public var onEvent: ((HCIEvent) -> Void)?
+    /// The transport broke (the controller went away under it): every pending command has failed.
     public var onLost: ((Errno) -> Void)?
 
-    public init(index: UInt16, loop: EventLoop) throws(Errno) {
-        socket = try HCIDeviceSocket(index: index)
+    public init(index: UInt16, transport: HCITransport, loop: EventLoop) {
+        self.index = index
+        self.transport = transport
         self.loop = loop
-        timerName = "hci\(index)-command"
-        loop.watch(socket.fd, lost: { [unowned self] e in broken(e) }) { [unowned self] in readable() }
+        deadline = loop.makeTimer()
+        transport.start(onPacket: { [weak self] p in self?.received(p) }, onLost: { [weak self] e in self?.broken(e) })
     }
 
     public var isIdle: Bool { inFlight == nil && queue.isEmpty }
 
-    /// Queues `command`; `done` runs on the loop with its return parameters (status success) or
-    /// why it failed. Never called after `close()`.
+    /// Queues `command`; `done` runs on a later loop turn with its return parameters (status
+    /// success) or why it failed. Never called after `close()` or `abandonAll()`.
     public func send(_ command: any HCICommand, timeoutMs: Int64, _ done: @escaping Completion) {
-        guard !closed else { return }
+        guard !isClosed else { return }
         queue.append(Pending(opcode: type(of: command).opcode, packet: command.packet, parameters: command.parameters,
                              timeoutMs: timeoutMs, done: done))
         pump()
     }
 
-    /// Drops the queued commands without completing them (a newer sequence replaces them); the
-    /// one in flight still completes or times out.
-    public func dropQueued() { queue.removeAll() }
-
-    /// For stopping: forget everything queued or in flight (without completing it), so `command`
-    /// goes to the kernel now instead of behind a command a hung controller never answers.
-    public func sendNow(_ command: any HCICommand, timeoutMs: Int64, _ done: @escaping Completion) {
+    /// Forgets everything queued or in flight without completing it: a newer sequence (a re-arm
+    /// after a deadline, a stop) goes to the kernel now instead of behind a command that a hung
+    /// controller never answers. A late answer to a forgotten command is ignored.
+    public func abandonAll() {
         queue.removeAll()
         inFlight = nil
-        loop.cancel(timerName)
-        send(command, timeoutMs: timeoutMs, done)
+        deadline.cancel()
     }
 
     public func close() {
-        closed = true
-        queue.removeAll()
-        inFlight = nil
-        loop.cancel(timerName)
-        loop.unwatch(socket.fd)
-        socket.close()
+        guard !isClosed else { return }
+        isClosed = true
+        abandonAll()
+        transport.close()
     }
 
     private func pump() {
-        while inFlight == nil, !closed, !queue.isEmpty {
+        while inFlight == nil, !isClosed, !queue.isEmpty {
             let p = queue.removeFirst()
             do {
-                _ = try socket.fd.write(p.packet)
+                try transport.write(p.packet)
             } catch {
-                p.done(.failure(.io(error)))
+                loop.post { p.done(.failure(.io(error))) }
                 continue
             }
             onSend?(p.opcode, p.parameters)
             inFlight = p
-            loop.schedule(timerName, afterMs: p.timeoutMs) { [unowned self] in timedOut() }
+            deadline.schedule(afterMs: p.timeoutMs) { [unowned self] in
+                if let p = inFlight { finish(.failure(.timeout(p.opcode))) }
+            }
         }
     }
 
     private func finish(_ r: Result<[UInt8], HCICommandFailure>) {
         guard let p = inFlight else { return }
         inFlight = nil
-        loop.cancel(timerName)
+        deadline.cancel()
         p.done(r)
         pump()
     }
 
-    private func timedOut() {
-        guard let p = inFlight else { return }
-        finish(.failure(.timeout(p.opcode)))
-    }
-
-    /// Reads every event queued on the socket. Would-block ends the read; any other error means
-    /// the controller is gone.
-    private func readable() {
-        var buf = [UInt8](repeating: 0, count: 300)
-        while !closed {
-            let n: Int
-            do {
-                n = try socket.fd.read(into: &buf)
-            } catch let e where e == .wouldBlock {
-                return
-            } catch {
-                broken(error)
-                return
-            }
-            if n == 0 { broken(.brokenPipe); return }
-            guard case .success(let event) = HCIEvent.decode(buf[0..<n]) else { continue }
-            switch event {
-            case .commandComplete(let op, let rp) where op == inFlight?.opcode:
-                let st = HCIStatus(rawValue: rp.first ?? 0xff)
-                finish(st == .success ? .success(rp) : .failure(.status(op, st)))
-            case .commandStatus(let op, let st) where op == inFlight?.opcode && st != .success:
-                finish(.failure(.status(op, st)))
-            case .hardwareError(let code):
-                onHardwareError?(code)
-            default:
-                break   // a late answer to a command that timed out, or a pending Command Status
-            }
+    /// One event packet, already on a turn of its own (the transport read it).
+    private func received(_ packet: ArraySlice<UInt8>) {
+        guard !isClosed, case .success(let event) = HCIEvent.decode(packet) else { return }
+        switch event {
+        case .commandComplete(let op, let rp) where op == inFlight?.opcode:
+            let st = HCIStatus(rawValue: rp.first ?? 0xff)
+            finish(st == .success ? .success(rp) : .failure(.status(op, st)))
+        case .commandStatus(let op, let st) where op == inFlight?.opcode && st != .success:
+            finish(.failure(.status(op, st)))
+        case .commandComplete, .commandStatus:
+            break   // a late answer to a command that timed out, or a pending Command Status
+        default:
+            onEvent?(event)
         }
     }
 
     private func broken(_ e: Errno) {
-        guard !closed else { return }
+        guard !isClosed else { return }
         let pending = (inFlight.map { [$0] } ?? []) + queue
         close()
-        for p in pending { p.done(.failure(.io(e))) }
+        for p in pending { loop.post { p.done(.failure(.io(e))) } }
         onLost?(e)
     }
 }

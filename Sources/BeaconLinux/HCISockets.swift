@@ -70,11 +70,6 @@ public final class HCIControlSocket {
         return info.flags
     }
 
-    public func isUp(index: UInt16) throws(Errno) -> Bool? {
-        guard let flags = try deviceFlags(index: index) else { return nil }
-        return flags & (1 << UInt32(HCI_UP)) != 0
-    }
-
     /// Drains pending device events. Would-block ends the read; another error means the socket
     /// broke (thrown).
     public func readDeviceEvents() throws(Errno) -> [(HCIDeviceEventKind, UInt16)] {
@@ -90,90 +85,21 @@ public final class HCIControlSocket {
     }
 }
 
-/// Why a command did not complete.
-public enum HCICommandFailure: Error, Equatable, Sendable, CustomStringConvertible {
-    case io(Errno)
-    case timeout(HCIOpcode)
-    case status(HCIOpcode, HCIStatus)
-
-    public var description: String {
-        switch self {
-        case .io(let e): "\(e)"
-        case .timeout(let op): "\(op) timed out"
-        case .status(let op, let st): "\(op) failed: \(st)"
-        }
-    }
-}
-
-/// A raw HCI socket bound to one controller: sends commands and waits for their completion.
+/// A raw HCI socket bound to one controller (non-blocking; `HCISocketTransport` reads it on the loop).
 public final class HCIDeviceSocket {
+    /// Command Complete, Command Status, Hardware Error: what a command channel needs.
+    public static let commandEvents: [UInt8] = [0x0e, 0x0f, 0x10]
     public let index: UInt16
     public let fd: FileDescriptor
-    /// Called with each command as written, so the monitor can tell ours from others'.
-    public var onSend: ((HCIOpcode, [UInt8]) -> Void)?
-    /// Events read while waiting that were not the awaited completion (hardware errors, ...).
-    public private(set) var strayEvents: [HCIEvent] = []
 
     /// `events`: the event codes let through; a scanner adds LE Meta (0x3e) for advertising reports.
-    public init(index: UInt16, events: [UInt8] = [0x0e, 0x0f, 0x10]) throws(Errno) {
+    public init(index: UInt16, events: [UInt8] = commandEvents) throws(Errno) {
         self.index = index
         fd = try openHCISocket(device: index, channel: UInt16(HCI_CHANNEL_RAW))
         try setEventFilter(fd, events: events)
     }
 
     public func close() { fd.close() }
-
-    public func takeStrayEvents() -> [HCIEvent] {
-        defer { strayEvents.removeAll() }
-        return strayEvents
-    }
-
-    /// Sends `command` and waits up to `timeoutMs` for its Command Complete (or a failing
-    /// Command Status). Returns the return parameters after a success status.
-    public func execute<C: HCICommand>(_ command: C, timeoutMs: Int) -> Result<[UInt8], HCICommandFailure> {
-        let op = C.opcode
-        // Drop stale completions (e.g. of a command that timed out earlier).
-        drain()
-        do {
-            _ = try fd.write(command.packet)
-        } catch {
-            return .failure(.io(error))
-        }
-        onSend?(op, command.parameters)
-        let deadline = monotonicMilliseconds() + Int64(timeoutMs)
-        var buf = [UInt8](repeating: 0, count: 300)
-        while true {
-            let left = deadline - monotonicMilliseconds()
-            if left <= 0 { return .failure(.timeout(op)) }
-            var p = pollfd(fd: fd.rawValue, events: Int16(POLLIN), revents: 0)
-            let r = poll(&p, 1, Int32(left))
-            if r < 0 { if errno == EINTR { continue }; return .failure(.io(.current)) }
-            if r == 0 { return .failure(.timeout(op)) }
-            if p.revents & Int16(POLLERR | POLLHUP) != 0 && p.revents & Int16(POLLIN) == 0 {
-                return .failure(.io(.brokenPipe))
-            }
-            let n: Int
-            do { n = try fd.read(into: &buf) } catch let e where e == .wouldBlock { continue } catch { return .failure(.io(error)) }
-            guard case .success(let event) = HCIEvent.decode(buf[0..<n]) else { continue }
-            switch event {
-            case .commandComplete(let o, let rp) where o == op:
-                let st = HCIStatus(rawValue: rp.first ?? 0xff)
-                return st == .success ? .success(rp) : .failure(.status(op, st))
-            case .commandStatus(let o, let st) where o == op:
-                if st != .success { return .failure(.status(op, st)) }
-            default:
-                // Bounded: a chatty controller must not grow memory while nobody takes them.
-                if strayEvents.count < 16 { strayEvents.append(event) }
-            }
-        }
-    }
-
-    private func drain() {
-        var buf = [UInt8](repeating: 0, count: 300)
-        while let n = try? fd.read(into: &buf), n > 0 {
-            if case .success(let e) = HCIEvent.decode(buf[0..<n]), case .hardwareError = e, strayEvents.count < 16 { strayEvents.append(e) }
-        }
-    }
 }
 
 /// The kernel's HCI monitor channel: every command and event of every controller, whoever sent it.
@@ -198,22 +124,6 @@ public final class HCIMonitorSocket {
             if case .success(let p) = MonitorPacket.decode(buf[0..<n]) { out.append(p) }
         }
         return out
-    }
-}
-
-extension HCIDeviceSocket {
-    /// Runs `command`; a status in `tolerating` counts as success here (logged at debug level:
-    /// e.g. Command Disallowed to "disable" when already disabled).
-    public func run(_ command: any HCICommand, timeoutMs: Int, tolerating: [HCIStatus] = [], log: Logger) -> HCICommandFailure? {
-        switch execute(command, timeoutMs: timeoutMs) {
-        case .success: return nil
-        case .failure(.status(let op, let st)) where tolerating.contains(st):
-            log.debug("\(op): \(st), not a failure here")
-            return nil
-        case .failure(let f):
-            log.debug("\(f)")
-            return f
-        }
     }
 }
 

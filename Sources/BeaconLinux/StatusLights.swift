@@ -2,12 +2,11 @@ import BeaconKit
 
 /// The status and fault LEDs (SPEC §4). Never throws: an LED that cannot be had is logged once,
 /// naming chip and line, and the beacon goes on without it. Blinking costs one event-loop timer
-/// ("leds"), cancelled whenever every LED is steady.
+/// of its own, cancelled whenever every LED is steady.
 public final class StatusLights {
     public static let consumer = "altbeacond"
-    public static let timerName = "leds"
 
-    private let loop: EventLoop
+    private let blink: LoopTimer
     private let log: Logger
     private let now: () -> Int64
     private var settings: LEDSettings?
@@ -18,7 +17,6 @@ public final class StatusLights {
     private var written: (status: Bool?, fault: Bool?) = (nil, nil)
     private var health: BeaconHealth = .starting
     private var shown = false
-    private var startPending = false
     private var patterns = LEDPatterns(status: .off, fault: nil)
     private var origin: Int64 = 0
     /// Messages already logged for the current settings: each failure is said once.
@@ -26,38 +24,26 @@ public final class StatusLights {
 
     public init(settings: LEDSettings, loop: EventLoop, log: Logger,
                 clock: @escaping () -> Int64 = monotonicMilliseconds) {
-        self.loop = loop
+        blink = loop.makeTimer()
         self.log = log
         self.now = clock
         self.settings = settings
         acquire()
     }
 
-    deinit {
-        loop.cancel(Self.timerName)
-        releaseLines()
-    }
+    deinit { releaseLines() }
 
     /// Whether the status and fault lines are held (tests, status reports).
     public var holdsStatusLine: Bool { status != nil }
     public var holdsFaultLine: Bool { fault != nil }
     public var currentHealth: BeaconHealth? { shown ? health : nil }
+    /// True while a pattern needs its timer (tests: steady LEDs cost no wakeups).
+    public var isBlinking: Bool { blink.isScheduled }
 
-    /// Shows `health`. The same health again changes nothing, so a blink keeps its phase.
-    /// Re-arming (`.starting` after another state) is shown from the next loop turn: the daemon
-    /// arms synchronously, and a retry that fails at once must not flicker the fault LED.
+    /// Shows `health`. The same health again changes nothing, so a blink keeps its phase. The
+    /// daemon calls this once per change of its status, after the loop turn's events were handled.
     public func show(_ health: BeaconHealth) {
-        let wasPending = startPending
-        startPending = false
-        if shown && health == self.health {
-            if wasPending { tick() }   // the deferred start had taken the timer: restore the blink
-            return
-        }
-        if health == .starting && shown && self.health != .stopped {
-            startPending = true
-            loop.schedule(Self.timerName, afterMs: 0) { [weak self] in self?.showPendingStart() }
-            return
-        }
+        if shown && health == self.health { return }
         let wasStopped = shown && self.health == .stopped
         self.health = health
         shown = true
@@ -66,13 +52,6 @@ public final class StatusLights {
             return
         }
         if wasStopped { acquire() }
-        restartPattern()
-    }
-
-    private func showPendingStart() {
-        guard startPending else { return }
-        startPending = false
-        health = .starting
         restartPattern()
     }
 
@@ -133,8 +112,7 @@ public final class StatusLights {
 
     /// Dark first, then released: on most chips a released line keeps its last level.
     private func releaseLines() {
-        loop.cancel(Self.timerName)
-        startPending = false
+        blink.cancel()
         for line in [status, fault].compactMap({ $0 }) {
             try? line.set(lit: false)
             line.release()
@@ -163,11 +141,8 @@ public final class StatusLights {
         // Only held lines need the timer; if only the status line is held its pattern decides.
         let next = [status.flatMap { _ in patterns.status.nextTransition(afterMs: t) },
                     fault.flatMap { _ in patterns.fault?.nextTransition(afterMs: t) }].compactMap { $0 }.min()
-        guard let next else {
-            loop.cancel(Self.timerName)
-            return
-        }
-        loop.schedule(Self.timerName, afterMs: next - t) { [weak self] in self?.tick() }
+        guard let next else { return blink.cancel() }
+        blink.schedule(afterMs: next - t) { [weak self] in self?.tick() }
     }
 
     private func write(_ last: inout Bool?, _ lit: Bool, to line: GPIOOutputLine?, role: String) {

@@ -2,24 +2,21 @@ import BeaconKit
 import Glibc
 
 /// What the Eddystone-TLM frame reports, read from the system (SPEC §3): uptime since the
-/// machine booted (the beacon's power-up), an estimate of the advertising PDUs sent since
-/// altbeacond went on air, and the SoC temperature from the first readable thermal zone.
-public struct TelemetrySource {
+/// machine booted (the beacon's power-up), the advertising events the controller was asked to
+/// send while our sets were enabled (the advertiser's `AdvertisingCounter`), and the SoC
+/// temperature from the first readable thermal zone.
+public struct TelemetrySource: Sendable {
     public let thermalPath: String
-    private let startMs: Int64
 
     public init(thermalPath: String = "/sys/class/thermal/thermal_zone0/temp") {
         self.thermalPath = thermalPath
-        startMs = monotonicMilliseconds()
     }
 
-    /// `sets`: how many frames are on air at once (each is its own stream of PDUs).
-    public func read(intervalMs: UInt16, sets: Int) -> Telemetry {
+    public func read(advertisingCount: UInt32) -> Telemetry {
         var ts = timespec()
         clock_gettime(CLOCK_BOOTTIME, &ts)
         let bootMs = Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
-        let events = (monotonicMilliseconds() - startMs) / Int64(max(20, intervalMs)) * Int64(max(1, sets))
-        return Telemetry(uptimeDeciseconds: UInt32(clamping: bootMs / 100), advertisingCount: UInt32(truncatingIfNeeded: events),
+        return Telemetry(uptimeDeciseconds: UInt32(clamping: bootMs / 100), advertisingCount: advertisingCount,
                          temperature: temperature())
     }
 

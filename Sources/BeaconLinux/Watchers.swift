@@ -20,7 +20,8 @@ public final class ConfigWatcher {
     /// (Re-)adds the directory watch; false while the directory does not exist.
     @discardableResult
     public func addWatch() throws(Errno) -> Bool {
-        let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE | IN_MODIFY
+        // IN_ATTRIB: a chmod or chown that makes a refused-for-permission file readable is an edit too.
+        let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE | IN_MODIFY | IN_ATTRIB
                           | IN_DELETE_SELF | IN_MOVE_SELF)
         do {
             watch = try syscall { inotify_add_watch(fd.rawValue, directory, mask) }

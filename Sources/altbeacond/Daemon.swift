@@ -2,33 +2,40 @@ import BeaconKit
 import BeaconLinux
 import Glibc
 
-/// `altbeacond run`: wires the kernel's event sources into one loop and performs what the
-/// recovery supervisor decides. Only the first config read and missing permissions end it.
+/// `altbeacond run`: wires the kernel's event sources into one loop, routes each adapter's events
+/// to its `AdapterSession`, and shows one `DaemonStatus` on every output. Only the first config
+/// read and missing permissions end it (and SPEC §5's last escalation step, which restarts it).
 final class Daemon {
     let configPath: String
+    /// The newest accepted config, and its generation (bumped per applied config).
     var config: BeaconConfig
+    var generation = 1
     /// The last refused edit (or a deleted file): the old beacon stays on air meanwhile.
     var refusedEdit: String?
-    /// Where the last good config is kept (SPEC §6), and its bytes as stored (nil: none yet).
-    var lastGood: StateFile?
-    var storedLastGood: [UInt8]?
-    /// The applied file's bytes, stored once the beacon has been armed at start.
-    var pendingStore: [UInt8]?
+    /// Where the last good config is kept (SPEC §6), written once the controller confirmed it.
+    var lastGood: LastGoodStore?
+    /// The applied file's bytes per generation not yet confirmed on air (at most a few).
+    var unconfirmedBytes: [(generation: Int, bytes: [UInt8])] = []
     let log = Logger()
     let loop = EventLoop()
     var control: HCIControlSocket
     var monitor: HCIMonitorSocket
     var signals: SignalDescriptor
     let notifier = SystemdNotifier()
-    let advertiser: Advertiser
-    var supervisor: Supervisor
-    var lights: StatusLights?
+    /// The adapter the config names; sessions of adapters left behind, until they are off air.
+    var session: AdapterSession!
+    var retiring: [AdapterSession] = []
+    var lights: LEDStatusOutput?
+    var outputs: [StatusOutput] = []
+    var lastStatus: DaemonStatus?
     var watcher: ConfigWatcher?
     var rfkill: RfkillWatcher?
     var debouncer = Debouncer()
-    var lastStatus = ""
-    /// The escalation's last step: systemd's watchdog is no longer pinged (SPEC §5).
-    var restartRequested = false
+    let reloadTimer: LoopTimer
+    let rewatchTimer: LoopTimer
+    let watchdogTimer: LoopTimer
+    var reopenTimers: [String: LoopTimer] = [:]
+    let telemetry = TelemetrySource()
     var stopping = false
     var exitCode = ExitCode.ok
 
@@ -39,24 +46,28 @@ final class Daemon {
         self.control = control
         self.monitor = monitor
         self.signals = signals
-        advertiser = Advertiser(control: control, loop: loop, log: log)
-        supervisor = Supervisor(probeIntervalMs: Int64(config.watchdog.checkIntervalS) * 1000)
-        let telemetry = TelemetrySource()
-        advertiser.telemetry = { [unowned self] in
-            telemetry.read(intervalMs: advertiser.effectiveIntervalMs, sets: advertiser.plan?.slotCount ?? 1)
-        }
-        advertiser.afterBringUp = { [unowned self] in _ = try? monitor.readPackets() }
-        advertiser.onHardwareError = { [unowned self] code in
-            log.warning("\(self.config.bluetooth.adapter): hardware error 0x\(hexString(CollectionOfOne(code)))")
-            handle(.hardwareError)
-        }
+        reloadTimer = loop.makeTimer()
+        rewatchTimer = loop.makeTimer()
+        watchdogTimer = loop.makeTimer()
         loop.onPollError = { [unowned self] e in log.error("poll() failed: \(e); dropping broken descriptors and going on") }
+        outputs.append(SystemdStatusOutput(notifier: notifier))
+        session = makeSession(config)
+    }
+
+    func makeSession(_ config: BeaconConfig) -> AdapterSession {
+        let controller = KernelController(index: config.bluetooth.adapterIndex, loop: loop) { [unowned self] in control.fd.rawValue }
+        let s = AdapterSession(config: config, generation: generation, controller: controller, loop: loop, log: log)
+        s.advertiser.afterBringUp = { [unowned self] in _ = try? monitor.readPackets() }
+        s.advertiser.telemetry = { [telemetry] count in telemetry.read(advertisingCount: count) }
+        s.onChange = { [unowned self] in publishStatus() }
+        s.onConfirmed = { [unowned self] g in confirmed(g) }
+        s.onRestartRequested = { [unowned self] in restartNow() }
+        return s
     }
 
     func start() {
         log.info("altbeacond \(version): beacon \(describe(config)) on \(config.bluetooth.adapter), every \(config.bluetooth.intervalMs) ms")
-        if let leds = config.leds { lights = StatusLights(settings: leds, loop: loop, log: log) }
-        lights?.show(.starting)
+        if let leds = config.leds { setLights(StatusLights(settings: leds, loop: loop, log: log)) }
         watchSignals()
         watchControl()
         retargetMonitor()
@@ -64,11 +75,14 @@ final class Daemon {
         watchConfig()
         watchRfkill()
         if let ms = notifier.watchdogIntervalMs { scheduleWatchdogPing(everyMs: ms) }
-        handle(.start)
-        notifier.notify("READY=1\nSTATUS=\(statusText)")
-        // After arming: the fsyncs of the state file must not delay the beacon.
-        if let bytes = pendingStore { storeLastGood(bytes) }
-        pendingStore = nil
+        session.start()
+        notifier.notify("READY=1\nSTATUS=\(status.text)")
+    }
+
+    func setLights(_ l: StatusLights?) {
+        outputs.removeAll { $0 === lights }
+        lights = l.map(LEDStatusOutput.init)
+        if let lights { outputs.append(lights) }
     }
 
     /// Runs until SIGTERM/SIGINT; the adapter never ends it (but for SPEC §5's last step).
@@ -78,7 +92,7 @@ final class Daemon {
         return exitCode
     }
 
-    // MARK: events
+    // MARK: events, routed by adapter index
 
     func onSignals() {
         for s in signals.read() {
@@ -88,7 +102,7 @@ final class Daemon {
                 reload()
             case SIGTERM, SIGINT:
                 log.info("\(s == SIGTERM ? "SIGTERM" : "SIGINT"): taking the beacon off air")
-                stop()
+                stop(exitCode: ExitCode.ok)
                 return
             case SIGUSR1:
                 let (us, turns) = loop.takeLongestTurn()
@@ -105,182 +119,107 @@ final class Daemon {
         } catch {
             return controlLost(error)
         }
-        for (kind, index) in events where index == config.bluetooth.adapterIndex {
-            log.debug("\(config.bluetooth.adapter): kernel reports \(kind)")
-            // Our own HCIDEVUP/HCIDEVDOWN, still in progress: the arm goes on by itself.
-            if kind == .up || kind == .down, advertiser.isChangingPower { continue }
-            switch kind {
-            case .registered: handle(.adapterRegistered)
-            case .unregistered: handle(.adapterUnregistered)
-            case .up: handle(.adapterUp)
-            case .down: handle(.adapterDown)
-            }
-        }
+        for (kind, index) in events where !stopping && index == session.index { session.deviceEvent(kind) }
     }
 
     func onMonitor() {
-        let now = monotonicMilliseconds()
         let packets: [MonitorPacket]
         do {
             packets = try monitor.readPackets()
         } catch {
             return monitorLost(error)
         }
-        for packet in packets {
-            guard packet.index == config.bluetooth.adapterIndex, let (op, params) = packet.command else { continue }
-            if advertiser.sent.consume(op, params, at: now) { continue }
-            if let what = classifyForeignCommand(op, params, onAir: advertiser.onAir) {
-                log.debug("foreign \(op): \(what.rawValue)")
-                handle(.interference(what))
-            }
-        }
-    }
-
-    // MARK: the supervisor's decisions
-
-    func handle(_ event: SupervisorEvent) {
-        var queue = [event]
-        while !queue.isEmpty {
-            let e = queue.removeFirst()
-            for action in supervisor.handle(e, now: monotonicMilliseconds()) {
-                if let follow = perform(action) { queue.append(follow) }
-            }
-        }
-        refreshHealth()
-    }
-
-    /// Performs one action; returns the event it produced at once, if any. Controller work
-    /// completes later, as an event of its own (`.armed`, `.probed`).
-    private func perform(_ action: SupervisorAction) -> SupervisorEvent? {
-        switch action {
-        case .arm(let scope):
-            refreshHealth()
-            let wasAdvertising = supervisor.phase == .advertising
-            advertiser.arm(config, scope: scope) { [unowned self] result in
-                if result == nil, scope != .data || !wasAdvertising {
-                    log.info("on air: \(describe(config)) on \(config.bluetooth.adapter) (\(advertiser.mode), every \(advertiser.effectiveIntervalMs) ms)")
-                }
-                if result == nil { scheduleFrameTimers() }
-                handle(.armed(result))
-            }
-        case .probe:
-            advertiser.probe { [unowned self] in handle(.probed($0)) }
-        case .scheduleRearm(let ms):
-            loop.schedule("rearm", afterMs: ms) { [unowned self] in handle(.rearmTimer) }
-        case .cancelRearm:
-            loop.cancel("rearm")
-        case .scheduleProbe(let ms):
-            loop.schedule("probe", afterMs: ms) { [unowned self] in handle(.probeTimer) }
-        case .cancelProbe:
-            loop.cancel("probe")
-        case .closeAdapter:
-            advertiser.close()
-        case .disableAdvertising:
-            // Only on stop: the loop ends when the controller confirmed, or at the deadline.
-            advertiser.disable(deadlineMs: Self.stopDeadlineMs) { [unowned self] in loop.stop() }
-        case .notice(let m): log.notice(m)
-        case .warning(let m): log.warning(m)
-        case .requestRestart(let on): requestRestart(on)
-        }
-        return nil
-    }
-
-    /// SPEC §5's last step: under systemd's watchdog, stop pinging it (systemd restarts the
-    /// service); under systemd without one, exit non-zero (Restart=on-failure); run by hand,
-    /// there is nobody to restart it: keep retrying.
-    private func requestRestart(_ on: Bool) {
-        restartRequested = on
-        guard on else { return log.notice("pinging systemd's watchdog again") }
-        if notifier.watchdogIntervalMs != nil {
-            log.error("no longer pinging systemd's watchdog: systemd restarts the service within WatchdogSec")
-        } else if notifier.isEnabled {
-            log.error("exiting so that systemd restarts the service")
-            stopping = true
-            lights?.release()
-            exitCode = ExitCode.software
-            loop.stop()
-        } else {
-            log.warning("not under systemd: nobody to restart the service; retrying")
+        for packet in packets where !stopping {
+            guard packet.index == session.index, let (op, params) = packet.command else { continue }
+            session.monitored(op, params)
         }
     }
 
     func retargetMonitor() {
         do {
-            try monitor.watchCommands(index: config.bluetooth.adapterIndex)
+            try monitor.watchCommands(index: session.index)
         } catch {
             log.warning("cannot filter the HCI monitor (\(error)); watching all controllers")
         }
     }
 
-    // MARK: health, status, stop
+    // MARK: the status and its outputs
 
-    var health: BeaconHealth {
-        switch supervisor.phase {
-        case .starting, .arming: .starting
-        case .advertising: refusedEdit == nil ? .advertising : .advertisingWithRefusedEdit
-        case .fault: .adapterFault
-        case .stopped: .stopped
+    var status: DaemonStatus {
+        let p = session.policy
+        let phase: DaemonStatus.Phase
+        switch p.phase {
+        case _ where stopping: phase = .stopping
+        case .starting: phase = .starting
+        case .arming: phase = .arming
+        case .advertising: phase = .advertising
+        case .fault(let f): phase = .fault(f)
+        case .stopped: phase = .stopping
         }
+        let a = session.advertiser
+        return DaemonStatus(phase: phase, escalation: p.escalation, ladderFailures: p.ladderFailures, rearms: p.rearms,
+                            refusedEdit: refusedEdit, adapter: session.adapter, beacon: describe(session.config),
+                            mode: a.mode, intervalMs: Int(a.effectiveIntervalMs), frames: session.config.frames.map(\.name))
     }
 
-    var statusText: String {
-        let beacon = "\(describe(config)) on \(config.bluetooth.adapter)"
-        var s: String
-        switch supervisor.phase {
-        case .starting, .arming: s = "arming \(beacon)"
-        case .advertising: s = "advertising \(beacon)"
-        case .fault(let f):
-            s = "\(f.rawValue) (\(config.bluetooth.adapter)); beacon off air, "
-            switch supervisor.escalation {
-            case .retrying: s += supervisor.ladderFailures > 0 ? "retrying (\(supervisor.ladderFailures) failed re-arms)" : "retrying"
-            case .powerCycled: s += "took the adapter down and up, retrying (\(supervisor.ladderFailures) failed re-arms)"
-            case .restartRequested: s += "asked systemd to restart the service (\(supervisor.ladderFailures) failed re-arms)"
-            }
-        case .stopped: s = "stopped"
-        }
-        if refusedEdit != nil { s += "; last config edit refused, see log" }
-        let rearms = supervisor.rearmSummary
-        if !rearms.isEmpty { s += "; re-arms: \(rearms)" }
-        return s
+    /// Computes the status once; every output sees it only when it changed.
+    func publishStatus() {
+        let s = status
+        guard s != lastStatus else { return }
+        lastStatus = s
+        for o in outputs { o.show(s) }
     }
 
-    func refreshHealth() {
-        lights?.show(health)
-        let s = statusText
-        if s != lastStatus {
-            lastStatus = s
-            notifier.notify("STATUS=\(s)")
-        }
+    /// The controller confirmed config generation `g` on air: now it is the last good one.
+    func confirmed(_ g: Int) {
+        guard let i = unconfirmedBytes.lastIndex(where: { $0.generation <= g }) else { return }
+        let bytes = unconfirmedBytes[i].bytes
+        unconfirmedBytes.removeFirst(i + 1)
+        lastGood?.store(bytes)
     }
 
     private func scheduleWatchdogPing(everyMs ms: Int64) {
         // From the loop itself: if the loop stalls, the pings stop and systemd restarts us.
-        loop.schedule("watchdog", afterMs: ms) { [unowned self] in
-            if !restartRequested { notifier.notify("WATCHDOG=1") }
+        watchdogTimer.schedule(afterMs: ms) { [unowned self] in
+            notifier.notify("WATCHDOG=1")
             scheduleWatchdogPing(everyMs: ms)
         }
     }
 
+    // MARK: stop and restart
+
     /// SIGTERM must end the daemon within 0.5 s even with a hung controller (SPEC §5).
     static let stopDeadlineMs: Int64 = 300
 
-    func stop() {
+    /// SPEC §5's last step, at once: under systemd, take the beacon off air and exit non-zero, and
+    /// the unit (Restart=on-failure, RestartSec=2) starts a fresh process: no watchdog period off
+    /// air, no core dump. Run by hand there is nobody to restart it: keep retrying.
+    func restartNow() {
+        guard notifier.isEnabled else {
+            return log.warning("not under systemd: nobody to restart the service; retrying")
+        }
+        log.error("exiting with status \(ExitCode.software) so that systemd restarts the service now")
+        stop(exitCode: ExitCode.software)
+    }
+
+    /// Takes every adapter's beacon off air (within `stopDeadlineMs`), then the LEDs dark, then exit.
+    func stop(exitCode code: Int32) {
         guard !stopping else { return }
         stopping = true
+        exitCode = code
+        reloadTimer.cancel()
         notifier.notify("STOPPING=1\nSTATUS=stopping")
-        lights?.release()
-        handle(.stop)
+        var left = 1 + retiring.count
+        let finish: (Bool) -> Void = { [unowned self] _ in
+            left -= 1
+            guard left == 0 else { return }
+            // Dark only now: the LED said "on air" for as long as the beacon was.
+            lights?.release()
+            loop.stop()
+        }
+        for s in [session!] + retiring {
+            s.retire(commandTimeoutMs: Self.stopDeadlineMs, deadlineMs: Self.stopDeadlineMs, finish)
+        }
+        publishStatus()
     }
-}
-
-func describe(_ b: BeaconIdentity) -> String {
-    "\(b.uuidString) major \(b.major) minor \(b.minor) power \(b.power)"
-}
-
-/// The AltBeacon identity, then the other frames by name.
-func describe(_ c: BeaconConfig) -> String {
-    let altbeacon = c.frames.contains { $0.frame is AltBeaconFrame }
-    let others = c.frames.filter { !($0.frame is AltBeaconFrame) }.map(\.name)
-    if !altbeacon { return others.joined(separator: " + ") }
-    return describe(c.beacon) + (others.isEmpty ? "" : " + " + others.joined(separator: " + "))
 }

@@ -29,10 +29,9 @@ extension Daemon {
         loop.unwatch(control.fd)
         reopen("control") { [unowned self] () throws(Errno) in
             control = try HCIControlSocket()
-            advertiser.replaceControl(control)
             watchControl()
             // Device events may have been missed meanwhile: check the adapter from scratch.
-            handle(.adapterRegistered)
+            session.deviceEvent(.registered)
         }
     }
 
@@ -72,12 +71,14 @@ extension Daemon {
         loop.watch(r.fd, lost: { [unowned self] e in
             log.warning("/dev/rfkill broke (\(e)); opening it again")
             reopen("rfkill") { [unowned self] () throws(Errno) in watchRfkill() }
-        }) { [unowned self] in if r.drain() { handle(.rfkillChanged) } }
+        }) { [unowned self] in if r.drain() { session.rfkillChanged() } }
     }
 
     /// Runs `open` after a pause, and again every `reopenAfterMs` until it works.
     private func reopen(_ what: String, _ open: @escaping () throws(Errno) -> Void) {
-        loop.schedule("reopen-\(what)", afterMs: Self.reopenAfterMs) { [unowned self] in
+        let timer = reopenTimers[what] ?? loop.makeTimer()
+        reopenTimers[what] = timer
+        timer.schedule(afterMs: Self.reopenAfterMs) { [unowned self] in
             do {
                 try open()
                 log.notice("\(what) descriptor open again")

@@ -3,11 +3,14 @@ import BeaconLinux
 
 /// SPEC §6: edits apply within a second without a restart; a refused edit keeps the last good
 /// beacon on air, says why (FILE:LINE:COL) and blinks the fault LED until a good edit arrives.
+/// What an edit must redo on air is the adapter session's policy's to decide, not this file's.
 extension Daemon {
     func configFileChanged() {
+        guard !stopping else { return }
         if let watcher, !watcher.isWatching { rewatch(watcher) }
-        let at = debouncer.event(at: monotonicMilliseconds())
-        loop.schedule("reload", afterMs: at - monotonicMilliseconds()) { [unowned self] in
+        let now = monotonicMilliseconds()
+        let at = debouncer.event(at: now)
+        reloadTimer.schedule(afterMs: at - now) { [unowned self] in
             debouncer.fired()
             reload()
         }
@@ -16,14 +19,16 @@ extension Daemon {
     /// The directory itself went away or was replaced: watch it again once it is back.
     private func rewatch(_ watcher: ConfigWatcher) {
         if (try? watcher.addWatch()) == true { return }
-        loop.schedule("rewatch", afterMs: 2000) { [unowned self] in
+        rewatchTimer.schedule(afterMs: 2000) { [unowned self] in
             rewatch(watcher)
             if watcher.isWatching { configFileChanged() }
         }
     }
 
     func reload() {
-        loop.cancel("reload")
+        reloadTimer.cancel()
+        // Between SIGTERM and exit nothing new goes on air.
+        guard !stopping else { return }
         switch loadConfig(path: configPath) {
         case .failure(let e):
             let first = firstLine(e.message)
@@ -32,67 +37,76 @@ extension Daemon {
                 log.error("config edit refused, keeping the beacon on air: \(e.message)")
             }
             refusedEdit = first
-            refreshHealth()
         case .success(let new):
             let hadRefusal = refusedEdit != nil
             refusedEdit = nil
-            apply(new.config)
             if hadRefusal { log.notice("config accepted again: \(configPath)") }
-            storeLastGood(new.bytes)
-            refreshHealth()
+            apply(new.config, bytes: new.bytes)
         }
+        publishStatus()
     }
 
-    /// SPEC §6: keeps the applied file's bytes in the state directory, written only when they
-    /// differ from the stored copy. A directory that cannot be written is a warning, never a failure.
-    func storeLastGood(_ bytes: [UInt8]) {
-        guard let lastGood, LastGoodConfig.needsWrite(applied: bytes, stored: storedLastGood) else { return }
-        do {
-            try lastGood.write(bytes)
-            storedLastGood = bytes
-            log.info("stored the applied config as the last good one: \(lastGood.path)")
-        } catch {
-            log.warning("cannot store the last good config in \(lastGood.path) (\(error)); the beacon goes on, but a config file refused at the next start will have no fallback")
-        }
-    }
-
-    private func apply(_ new: BeaconConfig) {
+    /// Hands an accepted config to the adapter sessions; its bytes become the last good copy
+    /// once the controller confirmed it on air.
+    func apply(_ new: BeaconConfig, bytes: [UInt8]) {
         let old = config
-        guard new != old else { return }
+        if new == old {
+            // Nothing changes; the file's bytes may (a comment): what is on air is this file.
+            if session.policy.confirmedGeneration == generation { lastGood?.store(bytes) } else { remember(bytes) }
+            return
+        }
         config = new
+        generation += 1
+        remember(bytes)
         if new.leds != old.leds {
-            if let lights { lights.reconfigure(new.leds) } else if let leds = new.leds {
-                lights = StatusLights(settings: leds, loop: loop, log: log)
+            if let lights { lights.lights.reconfigure(new.leds) } else if let leds = new.leds {
+                setLights(StatusLights(settings: leds, loop: loop, log: log))
             }
-            lights?.show(health)
+            lastStatus = nil   // show the status again on the new lines
         }
-        if new.watchdog != old.watchdog {
-            supervisor.probeIntervalMs = Int64(new.watchdog.checkIntervalS) * 1000
-        }
-        let scope: ArmScope?
+        log.info("config changed: \(describe(new)) on \(new.bluetooth.adapter), every \(new.bluetooth.intervalMs) ms")
         if new.bluetooth.adapterIndex != old.bluetooth.adapterIndex {
-            // Take the old adapter off air before moving.
-            advertiser.disable(deadlineMs: 400) {}
-            advertiser.close()
-            retargetMonitor()
-            scope = .full
-        } else if new.bluetooth.intervalMs != old.bluetooth.intervalMs || new.bluetooth.txPowerDbm != old.bluetooth.txPowerDbm {
-            scope = .parameters
-        } else if new.frames.map(\.name) != old.frames.map(\.name) {
-            // Frames added or removed: the slots are laid out anew.
-            scope = .parameters
-        } else if new.frames != old.frames {
-            // Only the frames whose bytes changed are sent again.
-            scope = .data
+            moveAdapter(to: new)
         } else {
-            scope = nil
-        }
-        if new.bluetooth.rotationMs != old.bluetooth.rotationMs, loop.isScheduled("rotate") { scheduleRotation() }
-        if let scope {
-            log.info("config changed: \(describe(new)) on \(new.bluetooth.adapter), every \(new.bluetooth.intervalMs) ms")
-            handle(.configChanged(scope))
+            session.configChanged(new, generation: generation)
         }
     }
+
+    private func remember(_ bytes: [UInt8]) {
+        unconfirmedBytes.append((generation, bytes))
+        if unconfirmedBytes.count > 4 { unconfirmedBytes.removeFirst(unconfirmedBytes.count - 4) }
+    }
+
+    /// The old adapter's session takes every set off air (each command with its own deadline, so
+    /// a hung old controller only delays its own goodbye) while the new one arms at once.
+    private func moveAdapter(to new: BeaconConfig) {
+        let old = session!
+        log.notice("moving the beacon from \(old.adapter) to \(new.bluetooth.adapter); taking it off air on \(old.adapter)")
+        retiring.append(old)
+        old.retire(commandTimeoutMs: Self.retireCommandTimeoutMs, deadlineMs: Self.retireDeadlineMs) { [unowned self] confirmed in
+            if confirmed { log.info("\(old.adapter): off air") }
+            release(old)
+        }
+        session = makeSession(new)
+        retargetMonitor()
+        session.start()
+    }
+
+    /// Lets a retired session go on a later turn (never inside its own callback), and only once
+    /// no power change of its runs (a hung HCIDEVUP may return minutes later).
+    private func release(_ old: AdapterSession) {
+        loop.post { [unowned self] in
+            guard old.advertiser.isChangingPower else { return retiring.removeAll { $0 === old } }
+            let wait = loop.makeTimer()
+            wait.schedule(afterMs: 1000) { [unowned self] in
+                _ = wait
+                release(old)
+            }
+        }
+    }
+
+    static let retireCommandTimeoutMs: Int64 = 1000
+    static let retireDeadlineMs: Int64 = 10_000
 }
 
 /// The first line of a message (the diagnostic's headline), by bytes.

@@ -170,3 +170,19 @@ public struct LESetExtendedScanEnable: HCICommand {
     public init(_ enable: Bool, filterDuplicates: Bool = false) { self.enable = enable; self.filterDuplicates = filterDuplicates }
     public var parameters: [UInt8] { [enable ? 1 : 0, filterDuplicates ? 1 : 0, 0, 0, 0, 0] }
 }
+
+/// LE Set Extended Advertising Enable with no sets: disables every set (LE Clear Advertising Sets
+/// is refused while any set is enabled).
+public struct LEDisableAllExtendedAdvertising: HCICommand {
+    public static let opcode = HCIOpcode.leSetExtendedAdvertisingEnable
+    public init() {}
+    public var parameters: [UInt8] { [0, 0] }
+}
+
+/// LE Clear Advertising Sets: every extended set of the controller, at start, so that sets left by
+/// a previous process (SIGKILL, a watchdog abort) never stay on air beside ours.
+public struct LEClearAdvertisingSets: HCICommand {
+    public static let opcode = HCIOpcode.leClearAdvertisingSets
+    public init() {}
+    public var parameters: [UInt8] { [] }
+}

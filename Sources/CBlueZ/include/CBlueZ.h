@@ -1,6 +1,6 @@
 #ifndef ALTBEACOND_CBLUEZ_H
 #define ALTBEACOND_CBLUEZ_H
-// BlueZ's libbluetooth (GPL-2.0-or-later): HCI socket API, device list and ioctls.
+// BlueZ's libbluetooth (GPL-2.0-or-later): HCI socket API and ioctls.
 #include <bluetooth/bluetooth.h>
 #include <bluetooth/hci.h>
 #include <bluetooth/hci_lib.h>
@@ -9,16 +9,11 @@
 // ioctl request numbers are function-like macros (_IOW/_IOR) that Swift cannot import.
 extern const unsigned long cbluez_HCIDEVUP;
 extern const unsigned long cbluez_HCIDEVDOWN;
-extern const unsigned long cbluez_HCIDEVRESET;
 extern const unsigned long cbluez_HCIGETDEVINFO;
-extern const unsigned long cbluez_HCIGETDEVLIST;
 
 // ioctl is variadic in C; Swift cannot call variadic C functions directly.
 int cbluez_ioctl_int(int fd, unsigned long request, int arg);
 int cbluez_ioctl_ptr(int fd, unsigned long request, void *arg);
-
-// hci_filter helpers are static inline in hci_lib.h; wrap them so they link from Swift.
-void cbluez_filter_all_events(struct hci_filter *f, int with_acl);
 
 // Classic BPF on an HCI monitor socket: pass only command packets (HCI_MON_COMMAND_PKT) for
 // controller `index`, so traffic of other controllers never wakes the daemon.

@@ -1,0 +1,110 @@
+/// The recovery half of the on-air policy: failures, the escalation ladder, interference.
+extension OnAirPolicy {
+    mutating func failed(_ failure: ArmFailure, now: Int64) -> [PolicyAction] {
+        consecutiveFailures += 1
+        let fault: AdapterFault
+        let cause: RearmCause
+        switch failure {
+        case .missing: (fault, cause) = (.missing, .removed)
+        case .blocked: (fault, cause) = (.blocked, .rfkill)
+        case .down: (fault, cause) = (.down, .down)
+        case .timeout: (fault, cause) = (.hung, .hung)
+        case .busy: (fault, cause) = (.busy, .busy)
+        case .rejected: (fault, cause) = (.failing, .failing)
+        }
+        var actions: [PolicyAction] = [.cancel(.probe), .cancel(.rotate), .cancel(.telemetry)]
+        if phase != .fault(fault) {
+            var text = fault.rawValue
+            if case .rejected(let why) = failure { text += ": \(why)" }
+            let retry = fault == .busy ? "asking again every few seconds (stop the other program, e.g. btmgmt or a user-channel tool)" : "retrying"
+            actions.append(.warning("\(text); beacon off air, \(retry)"))
+        }
+        phase = .fault(fault)
+        missedProbes = 0
+        onAirSince = nil
+        if fault == .missing { actions.append(.closeAdapter) }
+        // A specific failure names the cause better than the event that led to the attempt.
+        if case .rejected = failure, pendingCause != nil {} else { pendingCause = cause }
+        pendingScope = .full
+        actions += escalate(fault)
+        rearmScheduled = true
+        let cap = fault == .busy ? Self.busyBackoffCapMs : Self.backoffCapMs
+        // A time-out already waited the command's deadline (over 2 s): ask again at once, so a
+        // controller that answers again is back on air as soon as the kernel lets a command through.
+        let delay = failure == .timeout ? Self.settleMs : Self.backoff(failures: consecutiveFailures, capMs: cap)
+        return actions + [.schedule(.rearm, afterMs: delay)]
+    }
+
+    /// The ladder for a controller that is there but keeps failing (time-outs, refusals): after
+    /// `powerCycleAfter` failed re-arms the adapter is taken down and up, after `restartAfter`
+    /// more the service asks for a restart. A missing or blocked adapter is waited for instead,
+    /// and one held by another program is asked again with back-off: no restart cures either.
+    private mutating func escalate(_ fault: AdapterFault) -> [PolicyAction] {
+        switch fault {
+        case .hung, .failing: ladderFailures += 1
+        case .missing, .blocked: ladderFailures = 0; escalation = .retrying; return []
+        case .down, .busy: return []
+        }
+        if escalation == .retrying && ladderFailures >= Self.powerCycleAfter {
+            escalation = .powerCycled
+            pendingScope = .powerCycle
+            return [.warning("\(fault.rawValue) after \(ladderFailures) re-arms; taking the adapter down and up")]
+        }
+        if escalation == .powerCycled && ladderFailures >= Self.powerCycleAfter + Self.restartAfter {
+            escalation = .restartRequested
+            return [.warning("\(fault.rawValue) after \(ladderFailures) re-arms, also after taking the adapter down and up; restarting the service"),
+                    .requestRestart]
+        }
+        return []
+    }
+
+    mutating func interference(_ what: Interference, now: Int64) -> [PolicyAction] {
+        guard phase == .advertising, armInFlight == nil else {
+            // Whatever was in flight or pending, the next arm redoes the parameters too.
+            pendingScope = max(pendingScope ?? .parameters, .parameters)
+            return []
+        }
+        let cause: RearmCause = switch what {
+        case .reset: .reset
+        case .advertisingDisabled: .disabled
+        case .advertisingOverwritten, .parametersChanged: .overwritten
+        }
+        let delay = stormDelay(now: now)
+        guard delay > Self.settleMs else {
+            pendingQuiet = false
+            return summary(now: now, force: true) + [.notice("\(what.rawValue) by another process; re-arming")]
+                + rearm(cause: cause, scope: .parameters, afterMs: delay, now: now)
+        }
+        // A persistent interferer: count instead of logging each re-arm.
+        pendingQuiet = true
+        quietSince = quietSince ?? now
+        quietRearms[cause, default: 0] += 1
+        return summary(now: now, force: false) + rearm(cause: cause, scope: .parameters, afterMs: delay, now: now)
+    }
+
+    /// The summary of quiet re-arms, once per `summaryPeriodMs` (or now, when `force`d and any).
+    private mutating func summary(now: Int64, force: Bool) -> [PolicyAction] {
+        guard let since = quietSince, !quietRearms.isEmpty, force || now - since >= Self.summaryPeriodMs else { return [] }
+        let n = quietRearms.values.reduce(0, +)
+        let what = RearmCause.allCases.compactMap { c in quietRearms[c].map { "\(c.rawValue) \($0)" } }.joined(separator: ", ")
+        quietRearms = [:]
+        quietSince = force ? nil : now
+        return [.notice("another process keeps changing advertising: \(n) re-arms in \((now - since + 500) / 1000) s (\(what)), one log line a minute while it goes on")]
+    }
+
+    mutating func rearm(cause: RearmCause?, scope: ArmScope, afterMs: Int64, now: Int64,
+                        force: Bool = false) -> [PolicyAction] {
+        if let cause, pendingCause == nil || force { pendingCause = cause }
+        pendingScope = max(pendingScope ?? scope, scope)
+        if case .fault = phase {} else if phase != .arming { phase = .arming }
+        if rearmScheduled && !force { return [] }
+        rearmScheduled = true
+        return [.schedule(.rearm, afterMs: afterMs)]
+    }
+
+    /// Re-arming right away normally; once per cap interval while someone keeps interfering.
+    private mutating func stormDelay(now: Int64) -> Int64 {
+        recentRearms.removeAll { now - $0 > Self.stormWindowMs }
+        return recentRearms.count >= Self.stormThreshold ? Self.backoffCapMs : Self.settleMs
+    }
+}

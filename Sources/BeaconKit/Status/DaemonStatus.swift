@@ -1,0 +1,101 @@
+/// What the daemon is doing, as one value: computed once per change from the adapter session's
+/// policy and the last edit, and handed to every `StatusOutput` (the LEDs, systemd's STATUS=, and
+/// whatever a later output adds). Pure and Equatable, so "did anything change?" is one comparison.
+public struct DaemonStatus: Equatable, Sendable {
+    public enum Phase: Equatable, Sendable {
+        case starting, arming, advertising, fault(AdapterFault)
+        /// Taking the beacon off air before exit.
+        case stopping
+    }
+
+    public var phase: Phase
+    public var escalation: Escalation
+    /// Failed re-arms counted by the escalation ladder.
+    public var ladderFailures: Int
+    /// Re-arms per cause, since start, in `RearmCause.allCases` order (causes never seen: 0).
+    public var rearms: [RearmCause: Int]
+    /// The headline of the last refused edit (nil: the file on disk is what is on air).
+    public var refusedEdit: String?
+    public var adapter: String
+    /// The beacon as the log names it ("UUID major 1 minor 2 power -59 + ibeacon").
+    public var beacon: String
+    /// "legacy", "extended, sets 3 2 1", ... ("" before the first arm).
+    public var mode: String
+    /// The interval the controller took (it may have refused the configured one), ms.
+    public var intervalMs: Int
+    /// The frames configured, by name.
+    public var frames: [String]
+
+    public init(phase: Phase, escalation: Escalation = .retrying, ladderFailures: Int = 0, rearms: [RearmCause: Int] = [:],
+                refusedEdit: String? = nil, adapter: String, beacon: String, mode: String = "", intervalMs: Int = 0,
+                frames: [String] = []) {
+        self.phase = phase
+        self.escalation = escalation
+        self.ladderFailures = ladderFailures
+        self.rearms = rearms
+        self.refusedEdit = refusedEdit
+        self.adapter = adapter
+        self.beacon = beacon
+        self.mode = mode
+        self.intervalMs = intervalMs
+        self.frames = frames
+    }
+
+    public var isOnAir: Bool { phase == .advertising }
+
+    /// What the LEDs show (SPEC §4).
+    public var health: BeaconHealth {
+        switch phase {
+        case .starting, .arming: .starting
+        case .advertising: refusedEdit == nil ? .advertising : .advertisingWithRefusedEdit
+        case .fault: .adapterFault
+        case .stopping: .stopped
+        }
+    }
+
+    /// "reset 2, down 1": causes with non-zero counts, in a fixed order.
+    public var rearmSummary: String {
+        RearmCause.allCases.compactMap { c in rearms[c].flatMap { $0 > 0 ? "\(c.rawValue) \($0)" : nil } }.joined(separator: ", ")
+    }
+
+    /// systemd's STATUS= line (SPEC §5: the beacon and its state, each escalation step).
+    public var text: String {
+        let on = "\(beacon) on \(adapter)"
+        var s: String
+        switch phase {
+        case .starting, .arming: s = "arming \(on)"
+        case .advertising: s = "advertising \(on)"
+        case .fault(let f):
+            s = "\(f.rawValue) (\(adapter)); beacon off air, "
+            let failed = ladderFailures > 0 ? " (\(ladderFailures) failed re-arms)" : ""
+            switch escalation {
+            case .retrying: s += "retrying" + failed
+            case .powerCycled: s += "took the adapter down and up, retrying" + failed
+            case .restartRequested: s += "restarting the service" + failed
+            }
+        case .stopping: s = "stopping"
+        }
+        if refusedEdit != nil { s += "; last config edit refused, see log" }
+        let rearms = rearmSummary
+        if !rearms.isEmpty { s += "; re-arms: \(rearms)" }
+        return s
+    }
+}
+
+/// Something that shows the daemon's status: called once per change, on the loop, never blocking.
+public protocol StatusOutput: AnyObject {
+    func show(_ status: DaemonStatus)
+}
+
+/// "UUID major 1 minor 2 power -59".
+public func describe(_ b: BeaconIdentity) -> String {
+    "\(b.uuidString) major \(b.major) minor \(b.minor) power \(b.power)"
+}
+
+/// The AltBeacon identity, then the other frames by name.
+public func describe(_ c: BeaconConfig) -> String {
+    let altbeacon = c.frames.contains { $0.frame is AltBeaconFrame }
+    let others = c.frames.filter { !($0.frame is AltBeaconFrame) }.map(\.name)
+    if !altbeacon { return others.joined(separator: " + ") }
+    return describe(c.beacon) + (others.isEmpty ? "" : " + " + others.joined(separator: " + "))
+}

@@ -1,0 +1,94 @@
+import BeaconKit
+
+/// What keeps the frames on air once armed: the rotation of frames that share a slot, fresh
+/// telemetry, the health probe, and taking everything off air at the end.
+extension Advertiser {
+    /// The next frame of the rotating slot (every `rotation_ms`).
+    public func rotate(_ done: @escaping Done) {
+        let done = later(done)
+        guard let plan, plan.rotates, let c = channel else { return done(nil) }
+        guard c.isIdle else { return done(nil) }   // a probe is running: rotate at the next turn of the timer
+        let s = plan.slotCount - 1, r = plan.frames(inSlot: s)
+        turn = (turn + 1) % r.count
+        send(frame: r.lowerBound + turn, slot: s, plan, c, generation) { f in done(f.map(ArmFailure.init)) }
+    }
+
+    /// Re-sends the frames with telemetry that have a slot of their own (fresh uptime and count).
+    public func refreshTelemetry(_ done: @escaping Done) {
+        let done = later(done)
+        guard let plan, let c = channel, c.isIdle else { return done(nil) }
+        let gen = generation
+        chain(standingTelemetrySlots.map { s in { [unowned self] next in send(frame: s, slot: s, plan, c, gen, next) } }) { f in
+            done(f.map(ArmFailure.init))
+        }
+    }
+
+    /// The health probe (SPEC §5): proves advertising is on, not only that the controller
+    /// answers, by sending the same data and enable again (an enable when already enabled may be
+    /// answered Command Disallowed: not a failure).
+    public func probe(_ done: @escaping Done) {
+        let done = later(done)
+        guard let c = channel, let plan else { return done(.missing) }
+        let gen = generation
+        var steps: [Step] = []
+        for s in 0..<plan.slotCount where s < slotData.count {
+            let data = slotData[s]
+            if let h = plan.handle(ofSlot: s) {
+                steps.append(run(LESetExtendedAdvertisingData(handle: h, data: data), c, gen))
+                steps.append(run(LESetExtendedAdvertisingEnable(true, handle: h), c, gen, tolerating: [.commandDisallowed]))
+            } else {
+                steps.append(run(LESetAdvertisingData(data: data), c, gen))
+                steps.append(run(LESetAdvertiseEnable(true), c, gen, tolerating: [.commandDisallowed]))
+            }
+        }
+        chain(steps) { f in done(f.map(ArmFailure.init)) }
+    }
+
+    /// Takes every frame off air and closes the channel: each set of ours (whatever the last plan
+    /// said) is disabled and removed, legacy advertising disabled, each command with
+    /// `commandTimeoutMs`; the whole within `deadlineMs`. Whatever was in flight is given up first,
+    /// so a command a hung controller never answers cannot hold the sequence. `done` runs once,
+    /// on a later turn, when the controller answered everything or the deadline passed.
+    public func takeDown(commandTimeoutMs perCommand: Int64, deadlineMs: Int64, _ done: @escaping (_ confirmed: Bool) -> Void) {
+        abandon()
+        let gen = generation
+        guard let c = channel, !c.isClosed else {
+            close()
+            return loop.post { done(true) }
+        }
+        let handles = armedHandles.union(lastPlan?.handles ?? []).sorted(by: >)
+        var commands: [any HCICommand] = []
+        for h in handles {
+            commands.append(LESetExtendedAdvertisingEnable(false, handle: h))
+            commands.append(LERemoveAdvertisingSet(handle: h))
+        }
+        if handles.isEmpty || legacyArmed { commands.append(LESetAdvertiseEnable(false)) }
+        let overall = loop.makeTimer()
+        var finished = false
+        var failures = 0
+        let finish: (Bool) -> Void = { [unowned self] confirmed in
+            guard !finished else { return }
+            finished = true
+            overall.cancel()
+            if !confirmed { log.warning("hci\(index): the controller did not confirm advertising off within \(deadlineMs) ms") }
+            close()
+            done(confirmed)
+        }
+        overall.schedule(afterMs: deadlineMs) { finish(false) }
+        var left = commands.count
+        for command in commands {
+            c.send(command, timeoutMs: perCommand) { [unowned self] r in
+                guard !finished else { return }
+                switch r {
+                case .success: break
+                case .failure(.status(_, let st)) where [.commandDisallowed, .unknownAdvertisingIdentifier, .unknownCommand].contains(st): break
+                case .failure(let f):
+                    failures += 1
+                    log.warning("hci\(index): could not take advertising off air: \(f)")
+                }
+                left -= 1
+                if left == 0 { finish(failures == 0) }
+            }
+        }
+    }
+}
