@@ -22,7 +22,7 @@ tb_log "soft wedge: down and up after ${cycle} ms, on air again ${back} ms after
 # a hard wedge: down and up does not cure it either
 t1=$(tb_now_ms)
 tb_fault_wedge_hard || tb_fail "cannot wedge hci0 hard"
-tbd_wait_log "asking systemd to restart" 90 || { tbd_dump; tb_fail "the ladder did not reach its last step"; }
+tbd_wait_log "also after taking the adapter down and up; restarting the service" 90 || { tbd_dump; tb_fail "the ladder did not reach its last step"; }
 last=$(($(tb_now_ms) - t1))
 tbd_wait_log "not under systemd: nobody to restart the service; retrying" 5 || { tbd_dump; tb_fail "no word about the missing systemd"; }
 tbd_alive
@@ -30,7 +30,7 @@ t2=$(tb_now_ms)
 tb_fault_unwedge
 # (btvirt keeps a wedged controller's old advertising on air: wait for the daemon's word first)
 for ((i = 0; i < 600; i++)); do
-  [ "$(grep -c "the controller works again" /tmp/altbeacond.log)" -ge 2 ] && break
+  [ "$(grep -c "back on air after hung" /tmp/altbeacond.log)" -ge 2 ] && break
   _tb_sleep 0.05
 done
 [ "$i" -lt 600 ] || { tbd_dump; tb_fail "no recovery within 30 s of the cure"; }
