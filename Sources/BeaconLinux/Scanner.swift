@@ -1,5 +1,4 @@
 import BeaconKit
-import CBlueZ
 import Glibc
 
 /// Which scan commands the controller took.
@@ -25,11 +24,13 @@ public enum ScanFailure: Error, Equatable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The one map from a failed system call to why scanning could not start.
+    /// What the errno means, from the one map the beacon uses (`ArmFailure.init(_: Errno)`).
     init(_ e: Errno) {
-        switch e {
-        case .noDevice, Errno(ENXIO): self = .missing
-        case .notPermitted, .accessDenied: self = .permission
-        case .rfkilled: self = .blocked
+        if e.isPermission { self = .permission; return }
+        switch ArmFailure(e) {
+        case .missing where e != Errno(EIO) && e != Errno(EBADF) && e != .brokenPipe: self = .missing
+        case .blocked: self = .blocked
         default: self = .io(e)
         }
     }
@@ -39,108 +40,208 @@ public enum ScanFailure: Error, Equatable, Sendable, CustomStringConvertible {
     }
 }
 
-/// A passive LE observer on one controller's raw HCI socket: passive scanning with duplicate
-/// filtering off (so RSSI keeps updating), legacy commands first, extended ones where the
-/// controller refuses legacy scanning (SPEC §3's Command Disallowed rule holds for scanning too).
+/// A passive LE observer on one controller, over the same command path as the beacon (an
+/// `HCICommandChannel` on the adapter's raw HCI socket, with LE Meta events let through): passive
+/// scanning with duplicate filtering off (so RSSI keeps updating), legacy commands first, extended
+/// ones where the controller refuses legacy scanning (SPEC §3's Command Disallowed rule holds for
+/// scanning too). Nothing here waits: every `done` runs on a later loop turn than its call.
 public final class Scanner {
-    public static let commandTimeoutMs = 1000
+    public typealias StepDone = (HCICommandFailure?) -> Void
+    public static let commandTimeoutMs: Int64 = 1000
+    /// How long `stop` gives the controller to confirm scanning is off.
+    public static let stopTimeoutMs: Int64 = 400
     /// Command Complete/Status, Hardware Error, LE Meta (advertising reports).
     static let events: [UInt8] = [0x0e, 0x0f, 0x10, 0x3e]
 
     public let index: UInt16
-    public let device: HCIDeviceSocket
+    /// The family scanning was enabled with; nil before `start` succeeded and after `stop`.
     public private(set) var family: ScanFamily?
+    /// Advertising reports as the channel reads them (only while scanning).
+    public var onReports: ([AdvertisingReport]) -> Void = { _ in }
+    /// The adapter's socket broke while scanning (it went away under us).
+    public var onLost: (Errno) -> Void = { _ in }
+
+    private let controller: ControllerAccess
+    private let exists: () throws(Errno) -> Bool
+    private let openTransport: () throws(Errno) -> HCITransport
+    private let loop: EventLoop
     private let log: Logger
+    private var channel: HCICommandChannel?
+    /// Why the channel broke, for commands sent after it did.
+    private var lost: Errno?
+    /// The family whose enable command is in flight: `stop` disables it too.
+    private var enabling: ScanFamily?
+    /// Bumped by `stop` and `close`: completions of an older sequence are dropped.
+    private var generation = 0
 
-    /// Opens the adapter and brings it up.
-    public init(control: HCIControlSocket, index: UInt16, log: Logger) throws(ScanFailure) {
-        self.index = index
+    /// A scanner on adapter `index` of the kernel (HCIDEVUP through `control`).
+    public convenience init(control: HCIControlSocket, index: UInt16, loop: EventLoop, log: Logger) {
+        self.init(controller: KernelController(index: index, loop: loop, controlFD: { control.fd.rawValue }),
+                  loop: loop, log: log,
+                  exists: { () throws(Errno) -> Bool in try control.deviceFlags(index: index) != nil },
+                  openTransport: { () throws(Errno) -> HCITransport in
+                      try HCISocketTransport(index: index, loop: loop, events: Scanner.events)
+                  })
+    }
+
+    /// `exists`: whether the adapter is there (a non-blocking query); `openTransport`: its socket.
+    init(controller: ControllerAccess, loop: EventLoop, log: Logger,
+         exists: @escaping () throws(Errno) -> Bool, openTransport: @escaping () throws(Errno) -> HCITransport) {
+        index = controller.index
+        self.controller = controller
+        self.loop = loop
         self.log = log
-        do {
-            guard try control.deviceFlags(index: index) != nil else { throw ScanFailure.missing }
-            device = try HCIDeviceSocket(index: index, events: Self.events)
-        } catch let e as ScanFailure {
-            throw e
-        } catch let e as Errno {
-            throw ScanFailure(e)
-        } catch {
-            throw .io(Errno(EIO))
+        self.exists = exists
+        self.openTransport = openTransport
+    }
+
+    /// Opens the adapter, brings it up (off the loop), sets passive scan parameters and enables
+    /// scanning. `done` runs once, on a later loop turn: nil when scanning, else why not (the
+    /// adapter is then closed). A `stop` or `close` meanwhile supersedes it: `done` is not called.
+    public func start(_ done: @escaping (ScanFailure?) -> Void) {
+        close()
+        let gen = generation
+        let finish: (ScanFailure?) -> Void = { [weak self] f in
+            guard let self, gen == generation else { return }
+            if f != nil { close() }
+            done(f)
         }
-        do { try control.bringUp(index: index) } catch { throw ScanFailure(error) }
-    }
-
-    public var fd: FileDescriptor { device.fd }
-
-    /// Sets passive scan parameters and enables scanning.
-    public func start() -> ScanFailure? {
-        let hasExtended: Bool
-        switch device.execute(LEReadLocalSupportedFeatures(), timeoutMs: Self.commandTimeoutMs) {
-        case .success(let rp): hasExtended = ControllerInfo(hciVersion: 0, manufacturer: 0,
-                                                            leFeatures: ControllerInfo.parseLEFeatures(rp) ?? 0).hasExtendedAdvertising
-        case .failure(let f): return ScanFailure(f)
-        }
-        switch startLegacy() {
-        case nil:
-            family = .legacy
-            return nil
-        case .status(_, let st)? where st == .commandDisallowed || (hasExtended && st == .unknownCommand):
-            log.info("legacy scan commands refused (\(st)); using extended scan commands")
-        case let f? where hasExtended:
-            log.info("legacy scanning failed (\(f)); trying extended scan commands")
-        case let f?:
-            return ScanFailure(f)
-        }
-        if let f = startExtended() { return ScanFailure(f) }
-        family = .extended
-        return nil
-    }
-
-    private func startLegacy() -> HCICommandFailure? {
-        // Disable first: parameters cannot change while scanning; disabled already is no failure.
-        if let f = run(LESetScanEnable(false), tolerating: [.commandDisallowed]) { return f }
-        if let f = run(LESetScanParameters(active: false)) { return f }
-        return run(LESetScanEnable(true, filterDuplicates: false))
-    }
-
-    private func startExtended() -> HCICommandFailure? {
-        if let f = run(LESetExtendedScanEnable(false), tolerating: [.commandDisallowed]) { return f }
-        if let f = run(LESetExtendedScanParameters(active: false)) { return f }
-        return run(LESetExtendedScanEnable(true, filterDuplicates: false))
-    }
-
-    /// Disables scanning in the family that was enabled (on exit: leave the controller idle).
-    public func stop() -> HCICommandFailure? {
-        guard let family else { return nil }
-        self.family = nil
-        switch family {
-        case .legacy: return run(LESetScanEnable(false), tolerating: [.commandDisallowed])
-        case .extended: return run(LESetExtendedScanEnable(false), tolerating: [.commandDisallowed])
-        }
-    }
-
-    public func close() { device.close() }
-
-    /// Drains the socket: the advertising reports read, including those that arrived while a
-    /// command was waiting. Throws when the adapter went down or away.
-    public func readReports() throws(Errno) -> [AdvertisingReport] {
-        var out: [AdvertisingReport] = []
-        for case .advertisingReports(let r) in device.takeStrayEvents() { out += r }
-        var buf = [UInt8](repeating: 0, count: 300)
-        while true {
-            let n: Int
-            do {
-                n = try device.fd.read(into: &buf)
-            } catch let e where e == .wouldBlock {
-                break
+        do throws(Errno) {
+            guard try exists() else { return loop.post { finish(.missing) } }
+            let c = HCICommandChannel(index: index, transport: try openTransport(), loop: loop)
+            c.onEvent = { [weak self] e in
+                guard let self, family != nil, case .advertisingReports(let r) = e else { return }
+                onReports(r)
             }
-            if n <= 0 { break }
-            // Malformed packets are skipped: the decoder checks every length and never traps.
-            if case .success(.advertisingReports(let r)) = HCIEvent.decode(buf[0..<n]) { out += r }
+            c.onLost = { [weak self] e in
+                guard let self else { return }
+                lost = e
+                // While starting, the command in flight (or the next one) fails with `e` instead.
+                if family != nil { onLost(e) }
+            }
+            channel = c
+            lost = nil
+        } catch {
+            return loop.post { finish(ScanFailure(error)) }
         }
-        return out
+        controller.setPower(up: true) { [weak self] e in
+            guard let self, gen == generation else { return }
+            if let e, e != .alreadyInProgress { return finish(ScanFailure(e)) }
+            readFeaturesAndEnable(gen, finish)
+        }
     }
 
-    private func run(_ command: any HCICommand, tolerating: [HCIStatus] = []) -> HCICommandFailure? {
-        device.run(command, timeoutMs: Self.commandTimeoutMs, tolerating: tolerating, log: log)
+    private func readFeaturesAndEnable(_ gen: Int, _ done: @escaping (ScanFailure?) -> Void) {
+        execute(LEReadLocalSupportedFeatures(), gen, timeoutMs: Self.commandTimeoutMs) { [weak self] r in
+            guard let self else { return }
+            let rp: [UInt8]
+            switch r {
+            case .success(let p): rp = p
+            case .failure(let f): return done(ScanFailure(f))
+            }
+            let features = ControllerInfo.parseLEFeatures(rp) ?? 0
+            let hasExtended = ControllerInfo(hciVersion: 0, manufacturer: 0, leFeatures: features).hasExtendedAdvertising
+            enable(.legacy, gen) { [weak self] f in
+                guard let self else { return }
+                switch f {
+                case nil:
+                    return done(nil)
+                case .status(_, let st)? where st == .commandDisallowed || (hasExtended && st == .unknownCommand):
+                    log.info("legacy scan commands refused (\(st)); using extended scan commands")
+                case let f? where hasExtended:
+                    log.info("legacy scanning failed (\(f)); trying extended scan commands")
+                case let f?:
+                    return done(ScanFailure(f))
+                }
+                enable(.extended, gen) { f in done(f.map { ScanFailure($0) }) }
+            }
+        }
+    }
+
+    /// Disables scanning first (parameters cannot change while scanning; disabled already is no
+    /// failure), sets passive parameters, then enables scanning with duplicates reported.
+    private func enable(_ fam: ScanFamily, _ gen: Int, _ done: @escaping StepDone) {
+        let off: any HCICommand, parameters: any HCICommand, on: any HCICommand
+        switch fam {
+        case .legacy:
+            off = LESetScanEnable(false)
+            parameters = LESetScanParameters(active: false)
+            on = LESetScanEnable(true, filterDuplicates: false)
+        case .extended:
+            off = LESetExtendedScanEnable(false)
+            parameters = LESetExtendedScanParameters(active: false)
+            on = LESetExtendedScanEnable(true, filterDuplicates: false)
+        }
+        run(off, gen, tolerating: [.commandDisallowed]) { [weak self] f in
+            guard let self else { return }
+            if let f { return done(f) }
+            run(parameters, gen) { [weak self] f in
+                guard let self else { return }
+                if let f { return done(f) }
+                enabling = fam
+                run(on, gen) { [weak self] f in
+                    guard let self else { return }
+                    enabling = nil
+                    if f == nil { family = fam }
+                    done(f)
+                }
+            }
+        }
+    }
+
+    /// Disables scanning in the family that was enabled (or is being enabled), each command with
+    /// `timeoutMs`, so the controller is left idle; a start in progress goes no further. `done`
+    /// runs once, on a later loop turn: nil when scanning is off (or never was on), else why not.
+    public func stop(timeoutMs: Int64 = Scanner.stopTimeoutMs, _ done: @escaping StepDone) {
+        generation += 1
+        let gen = generation
+        let target = family ?? enabling
+        family = nil
+        enabling = nil
+        // Whatever is queued or in flight is dropped: the disable goes to the kernel now.
+        channel?.abandonAll()
+        guard let target else { return loop.post { done(nil) } }
+        let off: any HCICommand = target == .legacy ? LESetScanEnable(false) : LESetExtendedScanEnable(false)
+        run(off, gen, timeoutMs: timeoutMs, tolerating: [.commandDisallowed], done)
+    }
+
+    public func close() {
+        generation += 1
+        family = nil
+        enabling = nil
+        channel?.close()
+        channel = nil
+    }
+
+    /// Runs `command`; a status in `tolerating` counts as success (e.g. Command Disallowed to
+    /// "disable" when already disabled).
+    private func run(_ command: any HCICommand, _ gen: Int, timeoutMs: Int64 = Scanner.commandTimeoutMs,
+                     tolerating: [HCIStatus] = [], _ done: @escaping StepDone) {
+        execute(command, gen, timeoutMs: timeoutMs) { [log] r in
+            switch r {
+            case .success: done(nil)
+            case .failure(.status(let op, let st)) where tolerating.contains(st):
+                log.debug("\(op): \(st), not a failure here")
+                done(nil)
+            case .failure(let f):
+                log.debug("\(f)")
+                done(f)
+            }
+        }
+    }
+
+    /// Sends `command` on the adapter's channel; `done` on a later turn unless a newer sequence
+    /// (`gen` no longer current) superseded it. A channel that broke fails it at once.
+    private func execute(_ command: any HCICommand, _ gen: Int, timeoutMs: Int64,
+                         _ done: @escaping (Result<[UInt8], HCICommandFailure>) -> Void) {
+        guard let c = channel, !c.isClosed else {
+            let e = lost ?? Errno(EBADF)
+            return loop.post { [weak self] in
+                if let self, gen == generation { done(.failure(.io(e))) }
+            }
+        }
+        c.send(command, timeoutMs: timeoutMs) { [weak self] r in
+            if let self, gen == generation { done(r) }
+        }
     }
 }

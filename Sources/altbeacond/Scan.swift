@@ -2,10 +2,12 @@ import BeaconKit
 import BeaconLinux
 import Glibc
 
-/// `altbeacond scan`: observer mode. One loop over the adapter's HCI socket and signalfd; the
-/// table, lines and JSON come from BeaconKit's pure Scan code.
+/// `altbeacond scan`: observer mode. One loop over the adapter's HCI command channel, the control
+/// socket and signalfd; the table, lines and JSON come from BeaconKit's pure Scan code.
 final class ScanSession {
     static let tickMs: Int64 = 500   // at most two redraws a second
+    /// At the end, how long disabling scanning may take before the scan ends anyway.
+    static let stopBoundMs: Int64 = 500
     static let clearScreen = "\u{1B}[H\u{1B}[2J"
 
     let adapter: String
@@ -15,60 +17,91 @@ final class ScanSession {
     let json: Bool
     /// A live table only on a terminal; a pipe gets one line per new, changed or gone beacon frame.
     let live: Bool
-    let log = Logger()
-    let loop = EventLoop()
+    let log: Logger
+    let loop: EventLoop
+    let tickTimer: LoopTimer
+    let timeoutTimer: LoopTimer
+    let stopTimer: LoopTimer
     var table = BeaconTable()
     var exitCode = ExitCode.ok
     var dirty = true
+    /// The scan is ending: scanning is being disabled, nothing more is listed.
+    var finishing = false
 
-    init(adapter: String, scanner: Scanner, control: HCIControlSocket, signals: SignalDescriptor, json: Bool) {
+    init(adapter: String, scanner: Scanner, control: HCIControlSocket, signals: SignalDescriptor,
+         loop: EventLoop, log: Logger, json: Bool) {
         self.adapter = adapter
         self.scanner = scanner
         self.control = control
         self.signals = signals
+        self.loop = loop
+        self.log = log
         self.json = json
         live = !json && isatty(1) == 1
+        tickTimer = loop.makeTimer()
+        timeoutTimer = loop.makeTimer()
+        stopTimer = loop.makeTimer()
     }
 
     func run(timeoutSeconds: UInt32?) -> Int32 {
         loop.watch(signals.fd) { [unowned self] in
             for s in signals.read() where s == SIGINT || s == SIGTERM { finish() }
         }
-        loop.watch(scanner.fd) { [unowned self] in onReadable() }
+        scanner.onReports = { [unowned self] in received($0) }
+        scanner.onLost = { [unowned self] e in
+            guard !finishing else { return }
+            log.error("\(adapter) stopped answering (\(e)); scan ended")
+            exitCode = ExitCode.unavailable
+            finish()
+        }
+        scanner.start { [unowned self] f in
+            if let f {
+                exitCode = reportStartFailure(f, adapter: adapter)
+                return loop.stop()
+            }
+            scanning(timeoutSeconds: timeoutSeconds)
+        }
+        loop.run()
+        scanner.close()
+        return exitCode
+    }
+
+    private func scanning(timeoutSeconds: UInt32?) {
+        log.info("scanning on \(adapter) (\(scanner.family?.rawValue ?? "?") commands, passive, duplicates reported)")
         // A downed adapter stops reporting without an error on the socket: the kernel says so here.
         loop.watch(control.fd) { [unowned self] in
             for (kind, i) in (try? control.readDeviceEvents()) ?? [] where i == scanner.index && (kind == .down || kind == .unregistered) {
+                guard !finishing else { return }
                 log.error("\(adapter) went \(kind == .down ? "down" : "away"); scan ended")
                 exitCode = ExitCode.unavailable
                 finish()
             }
         }
         if let t = timeoutSeconds {
-            loop.schedule("timeout", afterMs: Int64(t) * 1000) { [unowned self] in finish() }
+            timeoutTimer.schedule(afterMs: Int64(t) * 1000) { [unowned self] in finish() }
         }
         tick()
-        loop.run()
-        // Leave the controller as we found it as far as scanning goes: off.
-        if let f = scanner.stop() { log.warning("could not disable scanning on \(adapter): \(f)") }
-        scanner.close()
-        return exitCode
     }
 
-    private func finish() { loop.stop() }
-
-    private func onReadable() {
-        let reports: [AdvertisingReport]
-        do {
-            reports = try scanner.readReports()
-        } catch {
-            log.error("\(adapter) stopped answering (\(error)); scan ended")
-            exitCode = ExitCode.unavailable
-            finish()
-            return
+    /// Leaves the controller as we found it as far as scanning goes (off), then ends the loop;
+    /// a controller that does not confirm within `stopBoundMs` does not hold the exit up.
+    private func finish() {
+        guard !finishing else { return }
+        finishing = true
+        tickTimer.cancel()
+        timeoutTimer.cancel()
+        scanner.stop { [unowned self] f in
+            if let f { log.warning("could not disable scanning on \(adapter): \(f)") }
+            loop.stop()
         }
+        stopTimer.schedule(afterMs: Self.stopBoundMs) { [unowned self] in loop.stop() }
+    }
+
+    private func received(_ reports: [AdvertisingReport]) {
         let now = monotonicMilliseconds()
         for r in reports {
             for s in Sighting.all(in: r, atMs: now) {
+                guard !finishing else { return }
                 let change = table.record(s)
                 if json {
                     emit(s.jsonLine + "\n")
@@ -93,7 +126,7 @@ final class ScanSession {
             }
             dirty = false
         }
-        loop.schedule("tick", afterMs: Self.tickMs) { [unowned self] in tick() }
+        if !finishing { tickTimer.schedule(afterMs: Self.tickMs) { [unowned self] in tick() } }
     }
 
     private var title: String {
@@ -120,19 +153,14 @@ func scanCommand(adapter: String, timeoutSeconds: UInt32?, json: Bool) -> Int32 
     } catch {
         return reportSocketFailure(error)
     }
+    let loop = EventLoop()
     let log = Logger()
-    let scanner: Scanner
-    do {
-        scanner = try Scanner(control: control, index: index, log: log)
-    } catch {
-        return reportStartFailure(error, adapter: adapter)
+    let scanner = Scanner(control: control, index: index, loop: loop, log: log)
+    // The loop outlives everything that holds its timers.
+    return withExtendedLifetime(loop) {
+        ScanSession(adapter: adapter, scanner: scanner, control: control, signals: signals, loop: loop, log: log, json: json)
+            .run(timeoutSeconds: timeoutSeconds)
     }
-    if let f = scanner.start() {
-        _ = scanner.stop()
-        return reportStartFailure(f, adapter: adapter)
-    }
-    log.info("scanning on \(adapter) (\(scanner.family?.rawValue ?? "?") commands, passive, duplicates reported)")
-    return ScanSession(adapter: adapter, scanner: scanner, control: control, signals: signals, json: json).run(timeoutSeconds: timeoutSeconds)
 }
 
 private func reportStartFailure(_ f: ScanFailure, adapter: String) -> Int32 {

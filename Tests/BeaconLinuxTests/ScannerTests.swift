@@ -1,0 +1,190 @@
+import BeaconKit
+import Glibc
+import XCTest
+@testable import BeaconLinux
+
+/// XCTest brings in Foundation, which has a Scanner of its own.
+private typealias Scanner = BeaconLinux.Scanner
+
+/// A scripted controller: answers each command on a later turn with the status set for its
+/// opcode (success by default), or never when its opcode is in `silent` or it is the
+/// `silentFrom`th command sent or later.
+private final class ScriptedScanController: HCITransport, ControllerAccess {
+    let index: UInt16 = 1
+    let loop: EventLoop
+    var extendedFeature = false
+    var statuses: [HCIOpcode: HCIStatus] = [:]
+    var silent: Set<HCIOpcode> = []
+    var silentFrom = Int.max
+    var powerError: Errno?
+    var sent: [HCIOpcode] = []
+    private var onPacket: ((ArraySlice<UInt8>) -> Void)?
+    private var onLost: ((Errno) -> Void)?
+
+    init(loop: EventLoop) { self.loop = loop }
+
+    // HCITransport
+    func write(_ packet: [UInt8]) throws(Errno) {
+        let op = HCIOpcode(rawValue: UInt16(packet[1]) | UInt16(packet[2]) << 8)
+        sent.append(op)
+        if silent.contains(op) || sent.count > silentFrom { return }
+        var rp: [UInt8] = [statuses[op]?.rawValue ?? 0]
+        if op == .leReadLocalFeatures { rp += [0, extendedFeature ? 0x10 : 0, 0, 0, 0, 0, 0, 0] }
+        deliver([0x0e, UInt8(3 + rp.count), 1, UInt8(op.rawValue & 0xff), UInt8(op.rawValue >> 8)] + rp)
+    }
+    func start(onPacket: @escaping (ArraySlice<UInt8>) -> Void, onLost: @escaping (Errno) -> Void) {
+        self.onPacket = onPacket
+        self.onLost = onLost
+    }
+    func close() { onPacket = nil }
+    func deliver(_ event: [UInt8]) { loop.post { [self] in onPacket?(([0x04] + event)[...]) } }
+    func breakTransport(_ e: Errno) { loop.post { [self] in onLost?(e) } }
+
+    // ControllerAccess
+    func openTransport() throws(Errno) -> HCITransport { self }
+    func setPower(up: Bool, _ done: @escaping (Errno?) -> Void) { loop.post { [self] in done(powerError) } }
+    var isChangingPower: Bool { false }
+}
+
+final class ScannerTests: XCTestCase {
+    private var loop: EventLoop!
+    private var controller: ScriptedScanController!
+    private var exists = true
+
+    override func setUp() {
+        loop = EventLoop(clock: LoopClock(virtualStartingAt: 0))
+        controller = ScriptedScanController(loop: loop)
+        exists = true
+    }
+
+    private func makeScanner() -> Scanner {
+        Scanner(controller: controller, loop: loop, log: Logger(threshold: .error, sink: { _ in }),
+                exists: { [unowned self] () throws(Errno) -> Bool in exists },
+                openTransport: { [unowned self] () throws(Errno) -> HCITransport in controller })
+    }
+
+    /// Starts `s` and runs the loop until it reports (a bounded number of turns: a virtual clock with
+    /// nothing scheduled never moves).
+    private func start(_ s: Scanner, file: StaticString = #filePath, line: UInt = #line) -> ScanFailure? {
+        var result: ScanFailure??
+        s.start { result = .some($0) }
+        for _ in 0..<1000 where result == nil { loop.runOnce() }
+        guard let r = result else {
+            XCTFail("start never reported", file: file, line: line)
+            return .missing
+        }
+        return r
+    }
+
+    /// Stops `s`; what its `done` said.
+    private func stop(_ s: Scanner, file: StaticString = #filePath, line: UInt = #line) -> HCICommandFailure? {
+        var result: HCICommandFailure??
+        s.stop { result = .some($0) }
+        settle()
+        guard let r = result else {
+            XCTFail("stop never reported", file: file, line: line)
+            return .timeout(.reset)
+        }
+        return r
+    }
+
+    private func settle() { for _ in 0..<20 { loop.runOnce() } }
+
+    func testLegacySequenceThenReportsThenStop() {
+        let s = makeScanner()
+        XCTAssertNil(start(s))
+        XCTAssertEqual(s.family, ScanFamily.legacy)
+        XCTAssertEqual(controller.sent, [.leReadLocalFeatures, .leSetScanEnable, .leSetScanParameters, .leSetScanEnable])
+        var heard: [AdvertisingReport] = []
+        s.onReports = { heard += $0 }
+        // LE Advertising Report: one report, address 1..6, 2 data bytes, RSSI -60.
+        controller.deliver([0x3e, 14, 0x02, 1, 0x03, 0x00, 1, 2, 3, 4, 5, 6, 2, 0xaa, 0xbb, 0xc4])
+        settle()
+        XCTAssertEqual(heard.map(\.data), [[0xaa, 0xbb]])
+        XCTAssertEqual(heard.first?.rssi, -60)
+        XCTAssertNil(stop(s))
+        XCTAssertEqual(controller.sent.last, .leSetScanEnable)
+        XCTAssertNil(s.family)
+    }
+
+    func testDisableAlreadyDisabledIsNoFailure() {
+        controller.statuses[.leSetScanEnable] = .commandDisallowed
+        controller.statuses[.leSetExtendedScanEnable] = .commandDisallowed
+        let s = makeScanner()
+        // The first disable is tolerated; the enable itself refused falls back to extended, whose
+        // enable is refused too: the start fails with that refusal.
+        XCTAssertEqual(start(s), ScanFailure.command(.status(.leSetExtendedScanEnable, .commandDisallowed)))
+        XCTAssertEqual(controller.sent.filter { $0 == .leSetExtendedScanParameters }.count, 1)
+    }
+
+    func testCommandDisallowedFallsBackToExtended() {
+        controller.statuses[.leSetScanParameters] = .commandDisallowed
+        let s = makeScanner()
+        XCTAssertNil(start(s))
+        XCTAssertEqual(s.family, ScanFamily.extended)
+        XCTAssertEqual(Array(controller.sent.suffix(3)), [.leSetExtendedScanEnable, .leSetExtendedScanParameters, .leSetExtendedScanEnable])
+        XCTAssertNil(stop(s))
+        XCTAssertEqual(controller.sent.last, .leSetExtendedScanEnable)
+    }
+
+    func testOtherLegacyFailureFallsBackOnlyWithExtendedFeature() {
+        controller.statuses[.leSetScanParameters] = .invalidParameters
+        XCTAssertEqual(start(makeScanner()), ScanFailure.command(.status(.leSetScanParameters, .invalidParameters)))
+        XCTAssertFalse(controller.sent.contains(.leSetExtendedScanParameters))
+
+        setUp()
+        controller.extendedFeature = true
+        controller.statuses[.leSetScanParameters] = .unknownCommand
+        let s = makeScanner()
+        XCTAssertNil(start(s))
+        XCTAssertEqual(s.family, ScanFamily.extended)
+    }
+
+    func testMissingAdapterAndPowerFailures() {
+        exists = false
+        XCTAssertEqual(start(makeScanner()), ScanFailure.missing)
+        XCTAssertTrue(controller.sent.isEmpty)
+
+        setUp()
+        controller.powerError = .rfkilled
+        XCTAssertEqual(start(makeScanner()), ScanFailure.blocked)
+
+        setUp()
+        controller.powerError = .alreadyInProgress
+        XCTAssertNil(start(makeScanner()))
+    }
+
+    func testSilentControllerTimesOutAfterOneSecond() {
+        controller.silent = [.leReadLocalFeatures]
+        XCTAssertEqual(start(makeScanner()), ScanFailure.command(.timeout(.leReadLocalFeatures)))
+        XCTAssertEqual(loop.now, Scanner.commandTimeoutMs)
+    }
+
+    func testStopDuringStartSupersedesItAndDisablesWhatWasBeingEnabled() {
+        controller.silentFrom = 3   // features, disable, parameters answered; the enable not
+        let s = makeScanner()
+        var reported = false
+        s.start { _ in reported = true }
+        for _ in 0..<100 where controller.sent.count < 4 { loop.runOnce() }
+        XCTAssertEqual(controller.sent, [.leReadLocalFeatures, .leSetScanEnable, .leSetScanParameters, .leSetScanEnable],
+                       "the enable is in flight")
+        controller.silentFrom = .max
+        XCTAssertNil(stop(s))
+        XCTAssertFalse(reported, "a superseded start does not report")
+        XCTAssertEqual(controller.sent.count, 5)
+        XCTAssertEqual(controller.sent.last, .leSetScanEnable)
+        while loop.now < 5000 && loop.scheduledTimerCount > 0 { loop.runOnce() }
+        XCTAssertFalse(reported, "nor does its command's deadline")
+    }
+
+    func testLostWhileScanningIsReportedAndStopThenFails() {
+        let s = makeScanner()
+        XCTAssertNil(start(s))
+        var lost: Errno?
+        s.onLost = { lost = $0 }
+        controller.breakTransport(.noDevice)
+        settle()
+        XCTAssertEqual(lost, .noDevice)
+        XCTAssertEqual(stop(s), HCICommandFailure.io(.noDevice))
+    }
+}
