@@ -138,13 +138,18 @@ extension Advertiser {
         let quiet: [HCIStatus] = [.commandDisallowed, .unknownAdvertisingIdentifier, .unknownCommand]
         var steps: [Step] = []
         for h in armedHandles.subtracting(next.handles ?? []).sorted(by: >) {
-            steps.append(run(LESetExtendedAdvertisingEnable(false, handle: h), c, gen, tolerating: quiet))
-            steps.append(run(LERemoveAdvertisingSet(handle: h), c, gen, tolerating: quiet))
-            steps.append { [unowned self] next in armedHandles.remove(h); next(nil) }
+            // Asked twice when refused (a transient Controller Busy must not leave the frame on air).
+            steps.append(twice(run(LESetExtendedAdvertisingEnable(false, handle: h), c, gen, tolerating: quiet)))
+            // Forgotten only once the controller says it is gone: a set whose disable or
+            // removal failed stays ours to take down (at the next arm, a stop, a move).
+            steps.append(then(twice(run(LERemoveAdvertisingSet(handle: h), c, gen, tolerating: [.unknownAdvertisingIdentifier]))) { [unowned self] in
+                armedHandles.remove(h)
+            })
         }
         if legacyArmed && next.handles != nil {
-            steps.append(run(LESetAdvertiseEnable(false), c, gen, tolerating: quiet))
-            steps.append { [unowned self] next in legacyArmed = false; next(nil) }
+            steps.append(then(twice(run(LESetAdvertiseEnable(false), c, gen, tolerating: [.commandDisallowed]))) { [unowned self] in
+                legacyArmed = false
+            })
         }
         guard !steps.isEmpty else { return done() }
         plan = nil
@@ -200,5 +205,23 @@ extension Advertiser {
                 next(f)
             })
         }
+    }
+}
+
+extension Advertiser {
+    /// Runs `step` again when it failed (not when it timed out: that already waited long).
+    func twice(_ step: @escaping Step) -> Step {
+        { next in step { f in
+            guard let f, case .status = f else { return next(f) }
+            step(next)
+        } }
+    }
+
+    /// Does `action` only when the step succeeded, then passes its outcome on.
+    func then(_ step: @escaping Step, _ action: @escaping () -> Void) -> Step {
+        { next in step { f in
+            if f == nil { action() }
+            next(f)
+        } }
     }
 }

@@ -6,8 +6,8 @@ extension Advertiser {
     /// The next frame of the rotating slot (every `rotation_ms`).
     public func rotate(_ done: @escaping Done) {
         let done = later(done)
+        // A probe in flight is no reason to skip a turn: the channel queues the switch behind it.
         guard let plan, plan.rotates, let c = channel else { return done(nil) }
-        guard c.isIdle else { return done(nil) }   // a probe is running: rotate at the next turn of the timer
         let s = plan.slotCount - 1, r = plan.frames(inSlot: s)
         turn = (turn + 1) % r.count
         send(frame: r.lowerBound + turn, slot: s, plan, c, generation) { f in done(f.map(ArmFailure.init)) }
@@ -16,7 +16,7 @@ extension Advertiser {
     /// Re-sends the frames with telemetry that have a slot of their own (fresh uptime and count).
     public func refreshTelemetry(_ done: @escaping Done) {
         let done = later(done)
-        guard let plan, let c = channel, c.isIdle else { return done(nil) }
+        guard let plan, let c = channel else { return done(nil) }
         let gen = generation
         chain(standingTelemetrySlots.map { s in { [unowned self] next in send(frame: s, slot: s, plan, c, gen, next) } }) { f in
             done(f.map(ArmFailure.init))
@@ -32,12 +32,16 @@ extension Advertiser {
         let gen = generation
         var steps: [Step] = []
         for s in 0..<plan.slotCount where s < slotData.count {
-            let data = slotData[s]
-            if let h = plan.handle(ofSlot: s) {
-                steps.append(run(LESetExtendedAdvertisingData(handle: h, data: data), c, gen))
+            // The slot's data as it is when the step runs: a frame switch queued meanwhile wins.
+            let h = plan.handle(ofSlot: s)
+            steps.append { [unowned self] next in
+                let data = slotData[s]
+                let command: any HCICommand = h.map { LESetExtendedAdvertisingData(handle: $0, data: data) } ?? LESetAdvertisingData(data: data)
+                run(command, c, gen)(next)
+            }
+            if let h {
                 steps.append(run(LESetExtendedAdvertisingEnable(true, handle: h), c, gen, tolerating: [.commandDisallowed]))
             } else {
-                steps.append(run(LESetAdvertisingData(data: data), c, gen))
                 steps.append(run(LESetAdvertiseEnable(true), c, gen, tolerating: [.commandDisallowed]))
             }
         }

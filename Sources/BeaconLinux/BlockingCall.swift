@@ -49,12 +49,13 @@ public final class BlockingCall {
         let rc = pthread_create(&thread, &attr, { raw in
             guard let raw else { return nil }
             let job = Unmanaged<Job>.fromOpaque(raw).takeRetainedValue()
-            var r: Int32
-            repeat {
-                r = job.body()
-                if r == -1 { r = -errno }
-            } while r == -EINTR
-            job.result = r
+            // EINTR is retried in the one wrapper, as everywhere else.
+            do throws(Errno) {
+                _ = try syscall { job.body() }
+                job.result = 0
+            } catch {
+                job.result = -error.rawValue
+            }
             var one: UInt64 = 1
             _ = write(job.done.rawValue, &one, 8)
             return nil
