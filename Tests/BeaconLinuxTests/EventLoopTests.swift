@@ -6,23 +6,141 @@ final class EventLoopTests: XCTestCase {
     func testTimersFireInDeadlineOrderAndCanBeCancelled() {
         let loop = EventLoop()
         var fired: [String] = []
-        loop.schedule("b", afterMs: 20) { fired.append("b") }
-        loop.schedule("a", afterMs: 5) { fired.append("a") }
-        loop.schedule("c", afterMs: 10) { fired.append("c") }
-        loop.cancel("c")
-        loop.schedule("stop", afterMs: 40) { loop.stop() }
+        let a = loop.makeTimer(), b = loop.makeTimer(), c = loop.makeTimer(), stop = loop.makeTimer()
+        b.schedule(afterMs: 20) { fired.append("b") }
+        a.schedule(afterMs: 5) { fired.append("a") }
+        c.schedule(afterMs: 10) { fired.append("c") }
+        c.cancel()
+        XCTAssertFalse(c.isScheduled)
+        XCTAssertTrue(a.isScheduled && b.isScheduled, "each timer is its own: cancelling one leaves the others")
+        stop.schedule(afterMs: 40) { loop.stop() }
         loop.run()
         XCTAssertEqual(fired, ["a", "b"])
-        XCTAssertTrue(loop.timerNames.isEmpty)
+        // The timers are used down here, so none is released (and so cancelled) before run() ends.
+        XCTAssertFalse(a.isScheduled || b.isScheduled || c.isScheduled || stop.isScheduled)
+        XCTAssertEqual(loop.scheduledTimerCount, 0)
     }
 
     func testReschedulingReplacesTheTimer() {
         let loop = EventLoop()
         var count = 0
-        loop.schedule("t", afterMs: 5) { count += 1 }
-        loop.schedule("t", afterMs: 10) { count += 10; loop.stop() }
+        let t = loop.makeTimer(), guardTimer = loop.makeTimer()
+        t.schedule(afterMs: 5) { count += 1 }
+        t.schedule(afterMs: 10) { count += 10; loop.stop() }
+        XCTAssertEqual(loop.scheduledTimerCount, 1)
+        guardTimer.schedule(afterMs: 2000) { loop.stop() }
         loop.run()
         XCTAssertEqual(count, 10)
+        XCTAssertFalse(t.isScheduled)
+        guardTimer.cancel()
+    }
+
+    /// A LoopTimer scheduled again replaces its own earlier schedule, to a later or an earlier
+    /// deadline, and may schedule itself again from its handler.
+    func testALoopTimerRescheduledReplacesItself() {
+        let loop = EventLoop(clock: LoopClock(virtualStartingAt: 0))
+        let t = loop.makeTimer()
+        var fired: [Int64] = []
+        t.schedule(afterMs: 100) { fired.append(-1) }
+        t.schedule(afterMs: 300) { fired.append(-2) }
+        t.schedule(afterMs: 50) {
+            fired.append(loop.now)
+            t.schedule(afterMs: 70) { fired.append(loop.now) }
+        }
+        XCTAssertEqual(loop.scheduledTimerCount, 1)
+        loop.runOnce()
+        XCTAssertEqual(fired, [50])
+        XCTAssertTrue(t.isScheduled, "scheduled again from its own handler")
+        loop.runOnce()
+        XCTAssertEqual(fired, [50, 120])
+        XCTAssertFalse(t.isScheduled)
+        XCTAssertEqual(loop.scheduledTimerCount, 0)
+    }
+
+    /// A timer's owner letting it go cancels it: a released owner is never called back.
+    func testALoopTimerReleasedIsCancelled() {
+        let loop = EventLoop(clock: LoopClock(virtualStartingAt: 0))
+        var fired = false
+        var t: LoopTimer? = loop.makeTimer()
+        t?.schedule(afterMs: 10) { fired = true }
+        XCTAssertEqual(loop.scheduledTimerCount, 1)
+        t = nil
+        XCTAssertEqual(loop.scheduledTimerCount, 0)
+        let later = loop.makeTimer()
+        var laterFired = false
+        later.schedule(afterMs: 100) { laterFired = true }
+        loop.runOnce()
+        XCTAssertEqual(loop.now, 100, "the virtual clock went straight past the released timer's deadline")
+        XCTAssertTrue(laterFired)
+        XCTAssertFalse(fired)
+    }
+
+    /// Posted work runs on a later turn, never inside the caller, in the order posted; work it
+    /// posts waits for the turn after.
+    func testPostRunsOnTheNextTurnInOrderAndNeverInsideTheCaller() {
+        let loop = EventLoop()
+        var log: [String] = []
+        loop.post {
+            log.append("1")
+            loop.post { log.append("3") }
+            log.append("1 done")
+        }
+        loop.post { log.append("2") }
+        XCTAssertEqual(log, [], "never inside the caller")
+        // Posted work makes the turn not wait: no timers here, yet the poll returns at once.
+        let t0 = monotonicMilliseconds()
+        loop.runOnce(maxWaitMs: 2000)
+        XCTAssertLessThan(monotonicMilliseconds() - t0, 1000)
+        XCTAssertEqual(log, ["1", "1 done", "2"])
+        loop.runOnce(maxWaitMs: 2000)
+        XCTAssertEqual(log, ["1", "1 done", "2", "3"])
+
+        // Posted from a handler: it runs after that handler returns.
+        log = []
+        let t = loop.makeTimer()
+        t.schedule(afterMs: 0) {
+            loop.post { log.append("posted") }
+            log.append("timer done")
+        }
+        for _ in 0..<3 where log.count < 2 { loop.runOnce(maxWaitMs: 100) }
+        XCTAssertEqual(log, ["timer done", "posted"])
+
+        // Work posted behind a stop() keeps its place for the next run.
+        log = []
+        let guardTimer = loop.makeTimer()
+        guardTimer.schedule(afterMs: 2000) { loop.stop() }
+        loop.post { log.append("a"); loop.stop() }
+        loop.post { log.append("b") }
+        loop.run()
+        XCTAssertEqual(log, ["a"])
+        loop.post { log.append("c"); loop.stop() }
+        guardTimer.schedule(afterMs: 2000) { loop.stop() }
+        loop.run()
+        XCTAssertEqual(log, ["a", "b", "c"])
+        guardTimer.cancel()
+    }
+
+    /// On a virtual clock the loop never sleeps: it jumps to the next deadline.
+    func testVirtualClockJumpsToTheNextDeadlineWithoutSleeping() {
+        XCTAssertFalse(EventLoop().clock.isVirtual)
+        let loop = EventLoop(clock: LoopClock(virtualStartingAt: 0))
+        XCTAssertTrue(loop.clock.isVirtual)
+        XCTAssertEqual(loop.now, 0)
+        let ten = loop.makeTimer(), twenty = loop.makeTimer()
+        var firedAt: Int64?
+        ten.schedule(afterMs: 10_000) { firedAt = loop.now }
+        twenty.schedule(afterMs: 20_000) {}
+        let t0 = monotonicMilliseconds()
+        loop.runOnce()
+        XCTAssertLessThan(monotonicMilliseconds() - t0, 1000, "no real sleeping")
+        XCTAssertEqual(firedAt, 10_000)
+        XCTAssertEqual(loop.now, 10_000, "to the deadline, not past it")
+        XCTAssertFalse(ten.isScheduled)
+        XCTAssertTrue(twenty.isScheduled)
+        loop.runOnce()
+        XCTAssertEqual(loop.now, 20_000)
+        XCTAssertFalse(twenty.isScheduled)
+        XCTAssertLessThan(monotonicMilliseconds() - t0, 1000)
     }
 
     func testDescriptorReadinessAndIdleWithoutWork() throws {
@@ -51,8 +169,10 @@ final class EventLoopTests: XCTestCase {
         let loop = EventLoop()
         var got: [Int32] = []
         loop.watch(sig.fd) { got += sig.read(); loop.stop() }
-        loop.schedule("guard", afterMs: 2000) { loop.stop() }
+        let guardTimer = loop.makeTimer()
+        guardTimer.schedule(afterMs: 2000) { loop.stop() }
         loop.run()
+        guardTimer.cancel()
         XCTAssertEqual(got, [SIGUSR1])
     }
 
@@ -95,13 +215,18 @@ final class EventLoopTests: XCTestCase {
         let call = BlockingCall(loop: loop)
         var ticks = 0
         var result: Errno?? = .none
-        func tick() { ticks += 1; loop.schedule("tick", afterMs: 10) { tick() } }
+        let ticker = loop.makeTimer(), guardTimer = loop.makeTimer()
+        func tick() { ticks += 1; ticker.schedule(afterMs: 10) { tick() } }
         tick()
         // 300 ms in the "kernel", then EBUSY, as an ioctl would report it.
         call.start({ usleep(300_000); errno = EBUSY; return -1 }) { e in result = .some(e); loop.stop() }
         XCTAssertTrue(call.isRunning)
-        loop.schedule("guard", afterMs: 5000) { loop.stop() }
+        guardTimer.schedule(afterMs: 5000) { loop.stop() }
         loop.run()
+        // Cancelled while the loop lives: the ticker's pending handler holds the ticker itself,
+        // which must not be released from inside the loop's deinit (it refers to it unowned).
+        ticker.cancel()
+        guardTimer.cancel()
         XCTAssertEqual(result, .some(Errno(EBUSY)))
         XCTAssertFalse(call.isRunning)
         XCTAssertGreaterThan(ticks, 10, "the loop kept running its timers while the call blocked")

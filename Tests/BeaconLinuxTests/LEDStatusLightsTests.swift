@@ -26,7 +26,8 @@ final class LEDStatusLightsTests: XCTestCase {
         XCTAssertTrue(lines.all[0].contains("no-such-chip-label"), lines.all[0])
         XCTAssertTrue(lines.all[0].contains("GPIO17"), lines.all[0])
         XCTAssertFalse(lights.holdsStatusLine)
-        XCTAssertFalse(loop.isScheduled(StatusLights.timerName), "no lines, no timer")
+        XCTAssertFalse(lights.isBlinking, "no lines, no timer")
+        XCTAssertEqual(loop.scheduledTimerCount, 0)
         lights.release()
     }
 
@@ -45,27 +46,26 @@ final class LEDStatusLightsTests: XCTestCase {
         XCTAssertEqual(lights.currentHealth, .advertising)
     }
 
-    /// A re-arm that fails at once must not flicker: `.starting` waits for the next loop turn.
-    func testRearmingIsShownFromTheNextLoopTurn() {
+    /// Every health shows at once, `.starting` included (no deferred anti-flicker step any more),
+    /// and without lines nothing blinks, so nothing costs a timer.
+    func testEveryHealthShowsAtOnce() {
         let loop = EventLoop()
         let lights = StatusLights(settings: LEDSettings(chip: "gpiochip97", status: .offset(1)),
                                   loop: loop, log: logger(Lines()))
+        XCTAssertNil(lights.currentHealth, "nothing shown yet")
         lights.show(.starting)
-        XCTAssertEqual(lights.currentHealth, .starting, "the first state shows at once")
-        lights.show(.adapterFault)
-        lights.show(.starting)
-        lights.show(.adapterFault)
-        XCTAssertEqual(lights.currentHealth, .adapterFault)
-        XCTAssertFalse(loop.isScheduled(StatusLights.timerName))
-        lights.show(.starting)
-        XCTAssertEqual(lights.currentHealth, .adapterFault)
-        loop.runOnce(maxWaitMs: 100)
         XCTAssertEqual(lights.currentHealth, .starting)
+        lights.show(.adapterFault)
+        XCTAssertEqual(lights.currentHealth, .adapterFault)
+        lights.show(.starting)
+        XCTAssertEqual(lights.currentHealth, .starting, "no loop turn needed")
         lights.show(.advertising)
         XCTAssertEqual(lights.currentHealth, .advertising)
+        XCTAssertFalse(lights.isBlinking)
         lights.release()
         XCTAssertEqual(lights.currentHealth, .stopped)
-        XCTAssertFalse(loop.isScheduled(StatusLights.timerName))
+        XCTAssertFalse(lights.isBlinking)
+        XCTAssertEqual(loop.scheduledTimerCount, 0)
     }
 
     func testPathThatIsNotAChip() {
