@@ -10,17 +10,7 @@ extension Advertiser {
     /// "disable" when already disabled).
     func run(_ command: any HCICommand, _ c: HCICommandChannel, _ gen: Int, tolerating: [HCIStatus] = []) -> Step {
         { [unowned self] next in
-            execute(command, c, gen) { [unowned self] r in
-                switch r {
-                case .success: next(nil)
-                case .failure(.status(let op, let st)) where tolerating.contains(st):
-                    log.debug("\(op): \(st), not a failure here")
-                    next(nil)
-                case .failure(let f):
-                    log.debug("\(f)")
-                    next(f)
-                }
-            }
+            execute(command, c, gen) { [log] r in next(r.failure(tolerating: tolerating, log: log)) }
         }
     }
 

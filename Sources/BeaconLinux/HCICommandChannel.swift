@@ -136,3 +136,19 @@ public final class HCICommandChannel {
         onLost?(e)
     }
 }
+
+extension Result where Success == [UInt8], Failure == HCICommandFailure {
+    /// nil on success or on a status in `tolerating` (e.g. Command Disallowed to "disable" when
+    /// already disabled: not a failure there), the failure otherwise; both logged at debug level.
+    public func failure(tolerating: [HCIStatus], log: Logger) -> HCICommandFailure? {
+        switch self {
+        case .success: return nil
+        case .failure(.status(let op, let st)) where tolerating.contains(st):
+            log.debug("\(op): \(st), not a failure here")
+            return nil
+        case .failure(let f):
+            log.debug("\(f)")
+            return f
+        }
+    }
+}

@@ -217,17 +217,7 @@ public final class Scanner {
     /// "disable" when already disabled).
     private func run(_ command: any HCICommand, _ gen: Int, timeoutMs: Int64 = Scanner.commandTimeoutMs,
                      tolerating: [HCIStatus] = [], _ done: @escaping StepDone) {
-        execute(command, gen, timeoutMs: timeoutMs) { [log] r in
-            switch r {
-            case .success: done(nil)
-            case .failure(.status(let op, let st)) where tolerating.contains(st):
-                log.debug("\(op): \(st), not a failure here")
-                done(nil)
-            case .failure(let f):
-                log.debug("\(f)")
-                done(f)
-            }
-        }
+        execute(command, gen, timeoutMs: timeoutMs) { [log] r in done(r.failure(tolerating: tolerating, log: log)) }
     }
 
     /// Sends `command` on the adapter's channel; `done` on a later turn unless a newer sequence

@@ -64,4 +64,23 @@ final class StateFileTests: XCTestCase {
         let deep = StateFile(directory: dir + "/no/such", name: "last-good.toml")
         XCTAssertThrowsError(try deep.write([1])) { XCTAssertEqual($0 as? Errno, .noEntry) }
     }
+
+    /// The last good copy is written off the loop: the loop turn that asks for it returns at once,
+    /// the result comes back on a later turn, and a newer config waiting replaces an older one.
+    func testLastGoodStoreWritesOnAHelperThreadNewestWins() throws {
+        let loop = EventLoop()
+        let f = StateFile(directory: dir, name: "last-good.toml")
+        let store = LastGoodStore(file: f, stored: nil, loop: loop, log: Logger(journal: false, threshold: .error, sink: { _ in }))
+        store.store(Array("one\n".utf8))
+        XCTAssertTrue(store.isWriting, "the write runs in the background")
+        store.store(Array("two\n".utf8))
+        store.store(Array("three\n".utf8))
+        let guardTimer = loop.makeTimer()
+        guardTimer.schedule(afterMs: 5000) { loop.stop() }
+        while store.isWriting && !loop.isStopped { loop.runOnce(maxWaitMs: 100) }
+        XCTAssertEqual(store.stored, Array("three\n".utf8))
+        XCTAssertEqual(try f.read(), Array("three\n".utf8))
+        store.store(Array("three\n".utf8))
+        XCTAssertFalse(store.isWriting, "the same bytes again are not written")
+    }
 }

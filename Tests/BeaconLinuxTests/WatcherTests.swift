@@ -24,6 +24,16 @@ final class ConfigWatcherTests: XCTestCase {
         close(fd)
     }
 
+    /// A config refused because it could not be read: the chmod that fixes it is an edit.
+    func testAChmodOfTheFileIsSeen() throws {
+        let w = try ConfigWatcher(path: path)
+        XCTAssertFalse(w.drain())
+        XCTAssertEqual(chmod(path, 0o600), 0)
+        XCTAssertTrue(w.drain(), "IN_ATTRIB on the config file")
+        XCTAssertEqual(chmod(dir + "/other", 0o600), -1, "no such file: nothing to see")
+        XCTAssertFalse(w.drain())
+    }
+
     func testInPlaceRenameAndDeleteAreSeenOtherFilesAreNot() throws {
         let w = try ConfigWatcher(path: path)
         XCTAssertEqual(w.directory, dir)
