@@ -7,27 +7,15 @@ import Glibc
 /// read and missing permissions end it (and SPEC §5's last escalation step, which restarts it).
 final class Daemon {
     let configPath: String
-    /// The newest accepted config, and its generation (bumped per applied config).
-    var config: BeaconConfig
-    var generation = 1
-    /// The last refused edit (or a deleted file): the old beacon stays on air meanwhile.
-    var refusedEdit: String?
-    /// Where the last good config is kept (SPEC §6), written once the controller confirmed it.
-    var lastGood: LastGoodStore?
-    /// The applied file's bytes per generation not yet confirmed on air (at most a few).
-    var unconfirmedBytes: [(generation: Int, bytes: [UInt8])] = []
     let log = Logger()
     let loop = EventLoop()
     var control: HCIControlSocket
     var monitor: HCIMonitorSocket
     var signals: SignalDescriptor
     let notifier = SystemdNotifier()
-    /// The adapter the config names; sessions of adapters left behind, until they are off air.
-    var session: AdapterSession!
-    var retiring: [AdapterSession] = []
+    /// Every adapter session, the config generations, the status and its outputs.
+    let sessions: AdapterSessions
     var lights: LEDStatusOutput?
-    var outputs: [StatusOutput] = []
-    var lastStatus: DaemonStatus?
     var watcher: ConfigWatcher?
     var rfkill: RfkillWatcher?
     var debouncer = Debouncer()
@@ -42,57 +30,66 @@ final class Daemon {
     init(configPath: String, config: BeaconConfig, control: HCIControlSocket, monitor: HCIMonitorSocket,
          signals: SignalDescriptor) {
         self.configPath = configPath
-        self.config = config
         self.control = control
         self.monitor = monitor
         self.signals = signals
         reloadTimer = loop.makeTimer()
         rewatchTimer = loop.makeTimer()
         watchdogTimer = loop.makeTimer()
+        let loop = loop
+        var controlFD: () -> Int32 = { -1 }
+        sessions = AdapterSessions(config: config, loop: loop, log: log) { index in
+            KernelController(index: index, loop: loop) { controlFD() }
+        }
+        controlFD = { [unowned self] in self.control.fd.rawValue }
         loop.onPollError = { [unowned self] e in log.error("poll() failed: \(e); dropping broken descriptors and going on") }
-        outputs.append(SystemdStatusOutput(notifier: notifier))
-        session = makeSession(config)
+        sessions.outputs.append(SystemdStatusOutput(notifier: notifier))
+        sessions.prepareAdvertiser = { [unowned self] a in
+            a.afterBringUp = { [unowned self] in _ = try? monitor.readPackets() }
+            a.telemetry = { [telemetry] count in telemetry.read(advertisingCount: count) }
+        }
+        sessions.onRestartRequested = { [unowned self] in restartNow() }
+        sessions.onAdapterChanged = { [unowned self] _ in retargetMonitor() }
     }
 
-    func makeSession(_ config: BeaconConfig) -> AdapterSession {
-        let controller = KernelController(index: config.bluetooth.adapterIndex, loop: loop) { [unowned self] in control.fd.rawValue }
-        let s = AdapterSession(config: config, generation: generation, controller: controller, loop: loop, log: log)
-        s.advertiser.afterBringUp = { [unowned self] in _ = try? monitor.readPackets() }
-        s.advertiser.telemetry = { [telemetry] count in telemetry.read(advertisingCount: count) }
-        s.onChange = { [unowned self] in publishStatus() }
-        s.onConfirmed = { [unowned self] g in confirmed(g) }
-        s.onRestartRequested = { [unowned self] in restartNow() }
-        return s
-    }
+    var config: BeaconConfig { sessions.config }
 
-    func start() {
+    func start(bytes: [UInt8]?) {
         log.info("altbeacond \(version): beacon \(describe(config)) on \(config.bluetooth.adapter), every \(config.bluetooth.intervalMs) ms")
         if let leds = config.leds { setLights(StatusLights(settings: leds, loop: loop, log: log)) }
         watchSignals()
         watchControl()
-        retargetMonitor()
-        watchMonitor()
+        watchMonitorFirst()
         watchConfig()
         watchRfkill()
         if let ms = notifier.watchdogIntervalMs { scheduleWatchdogPing(everyMs: ms) }
-        session.start()
-        notifier.notify("READY=1\nSTATUS=\(status.text)")
+        sessions.start(bytes: bytes)
+        notifier.notify("READY=1\nSTATUS=\(sessions.status.text)")
+    }
+
+    private func watchMonitorFirst() {
+        do {
+            try monitor.watchCommands(index: config.bluetooth.adapterIndex)
+        } catch {
+            log.warning("cannot filter the HCI monitor (\(error)); watching all controllers")
+        }
+        watchMonitor()
     }
 
     func setLights(_ l: StatusLights?) {
-        outputs.removeAll { $0 === lights }
+        sessions.outputs.removeAll { $0 === lights }
         lights = l.map(LEDStatusOutput.init)
-        if let lights { outputs.append(lights) }
+        if let lights { sessions.outputs.append(lights) }
     }
 
     /// Runs until SIGTERM/SIGINT; the adapter never ends it (but for SPEC §5's last step).
-    func run() -> Int32 {
-        start()
+    func run(bytes: [UInt8]?) -> Int32 {
+        start(bytes: bytes)
         loop.run()
         return exitCode
     }
 
-    // MARK: events, routed by adapter index
+    // MARK: events
 
     func onSignals() {
         for s in signals.read() {
@@ -119,7 +116,7 @@ final class Daemon {
         } catch {
             return controlLost(error)
         }
-        for (kind, index) in events where !stopping && index == session.index { session.deviceEvent(kind) }
+        for (kind, index) in events { sessions.deviceEvent(kind, index: index) }
     }
 
     func onMonitor() {
@@ -129,53 +126,18 @@ final class Daemon {
         } catch {
             return monitorLost(error)
         }
-        for packet in packets where !stopping {
-            guard packet.index == session.index, let (op, params) = packet.command else { continue }
-            session.monitored(op, params)
+        for packet in packets {
+            guard let (op, params) = packet.command else { continue }
+            sessions.monitored(op, params, index: packet.index)
         }
     }
 
     func retargetMonitor() {
         do {
-            try monitor.watchCommands(index: session.index)
+            try monitor.watchCommands(index: sessions.session.index)
         } catch {
             log.warning("cannot filter the HCI monitor (\(error)); watching all controllers")
         }
-    }
-
-    // MARK: the status and its outputs
-
-    var status: DaemonStatus {
-        let p = session.policy
-        let phase: DaemonStatus.Phase
-        switch p.phase {
-        case _ where stopping: phase = .stopping
-        case .starting: phase = .starting
-        case .arming: phase = .arming
-        case .advertising: phase = .advertising
-        case .fault(let f): phase = .fault(f)
-        case .stopped: phase = .stopping
-        }
-        let a = session.advertiser
-        return DaemonStatus(phase: phase, escalation: p.escalation, ladderFailures: p.ladderFailures, rearms: p.rearms,
-                            refusedEdit: refusedEdit, adapter: session.adapter, beacon: describe(session.config),
-                            mode: a.mode, intervalMs: Int(a.effectiveIntervalMs), frames: session.config.frames.map(\.name))
-    }
-
-    /// Computes the status once; every output sees it only when it changed.
-    func publishStatus() {
-        let s = status
-        guard s != lastStatus else { return }
-        lastStatus = s
-        for o in outputs { o.show(s) }
-    }
-
-    /// The controller confirmed config generation `g` on air: now it is the last good one.
-    func confirmed(_ g: Int) {
-        guard let i = unconfirmedBytes.lastIndex(where: { $0.generation <= g }) else { return }
-        let bytes = unconfirmedBytes[i].bytes
-        unconfirmedBytes.removeFirst(i + 1)
-        lastGood?.store(bytes)
     }
 
     private func scheduleWatchdogPing(everyMs ms: Int64) {
@@ -209,17 +171,10 @@ final class Daemon {
         exitCode = code
         reloadTimer.cancel()
         notifier.notify("STOPPING=1\nSTATUS=stopping")
-        var left = 1 + retiring.count
-        let finish: (Bool) -> Void = { [unowned self] _ in
-            left -= 1
-            guard left == 0 else { return }
+        sessions.stop(deadlineMs: Self.stopDeadlineMs) { [unowned self] in
             // Dark only now: the LED said "on air" for as long as the beacon was.
             lights?.release()
             loop.stop()
         }
-        for s in [session!] + retiring {
-            s.retire(commandTimeoutMs: Self.stopDeadlineMs, deadlineMs: Self.stopDeadlineMs, finish)
-        }
-        publishStatus()
     }
 }

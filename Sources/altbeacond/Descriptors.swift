@@ -31,7 +31,7 @@ extension Daemon {
             control = try HCIControlSocket()
             watchControl()
             // Device events may have been missed meanwhile: check the adapter from scratch.
-            session.deviceEvent(.registered)
+            sessions.deviceEvent(.registered, index: sessions.session.index)
         }
     }
 
@@ -71,7 +71,7 @@ extension Daemon {
         loop.watch(r.fd, lost: { [unowned self] e in
             log.warning("/dev/rfkill broke (\(e)); opening it again")
             reopen("rfkill") { [unowned self] () throws(Errno) in watchRfkill() }
-        }) { [unowned self] in if r.drain() { session.rfkillChanged() } }
+        }) { [unowned self] in if r.drain() { sessions.rfkillChanged() } }
     }
 
     /// Runs `open` after a pause, and again every `reopenAfterMs` until it works.

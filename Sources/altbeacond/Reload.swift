@@ -33,80 +33,25 @@ extension Daemon {
         case .failure(let e):
             let first = firstLine(e.message)
             // Compared byte for byte: String == normalizes, which is slow on hostile text.
-            if !(refusedEdit?.utf8.elementsEqual(first.utf8) ?? false) {
+            if !(sessions.refusedEdit?.utf8.elementsEqual(first.utf8) ?? false) {
                 log.error("config edit refused, keeping the beacon on air: \(e.message)")
             }
-            refusedEdit = first
+            sessions.refusedEdit = first
         case .success(let new):
-            let hadRefusal = refusedEdit != nil
-            refusedEdit = nil
-            if hadRefusal { log.notice("config accepted again: \(configPath)") }
-            apply(new.config, bytes: new.bytes)
-        }
-        publishStatus()
-    }
-
-    /// Hands an accepted config to the adapter sessions; its bytes become the last good copy
-    /// once the controller confirmed it on air.
-    func apply(_ new: BeaconConfig, bytes: [UInt8]) {
-        let old = config
-        if new == old {
-            // Nothing changes; the file's bytes may (a comment): what is on air is this file.
-            if session.policy.confirmedGeneration == generation { lastGood?.store(bytes) } else { remember(bytes) }
-            return
-        }
-        config = new
-        generation += 1
-        remember(bytes)
-        if new.leds != old.leds {
-            if let lights { lights.lights.reconfigure(new.leds) } else if let leds = new.leds {
-                setLights(StatusLights(settings: leds, loop: loop, log: log))
+            if sessions.refusedEdit != nil {
+                sessions.refusedEdit = nil
+                log.notice("config accepted again: \(configPath)")
             }
-            lastStatus = nil   // show the status again on the new lines
-        }
-        log.info("config changed: \(describe(new)) on \(new.bluetooth.adapter), every \(new.bluetooth.intervalMs) ms")
-        if new.bluetooth.adapterIndex != old.bluetooth.adapterIndex {
-            moveAdapter(to: new)
-        } else {
-            session.configChanged(new, generation: generation)
-        }
-    }
-
-    private func remember(_ bytes: [UInt8]) {
-        unconfirmedBytes.append((generation, bytes))
-        if unconfirmedBytes.count > 4 { unconfirmedBytes.removeFirst(unconfirmedBytes.count - 4) }
-    }
-
-    /// The old adapter's session takes every set off air (each command with its own deadline, so
-    /// a hung old controller only delays its own goodbye) while the new one arms at once.
-    private func moveAdapter(to new: BeaconConfig) {
-        let old = session!
-        log.notice("moving the beacon from \(old.adapter) to \(new.bluetooth.adapter); taking it off air on \(old.adapter)")
-        retiring.append(old)
-        old.retire(commandTimeoutMs: Self.retireCommandTimeoutMs, deadlineMs: Self.retireDeadlineMs) { [unowned self] confirmed in
-            if confirmed { log.info("\(old.adapter): off air") }
-            release(old)
-        }
-        session = makeSession(new)
-        retargetMonitor()
-        session.start()
-    }
-
-    /// Lets a retired session go on a later turn (never inside its own callback), and only once
-    /// no power change of its runs (a hung HCIDEVUP may return minutes later).
-    private func release(_ old: AdapterSession) {
-        loop.post { [unowned self] in
-            guard old.advertiser.isChangingPower else { return retiring.removeAll { $0 === old } }
-            let wait = loop.makeTimer()
-            wait.schedule(afterMs: 1000) { [unowned self] in
-                _ = wait
-                release(old)
+            let old = config
+            sessions.apply(new.config, bytes: new.bytes)
+            if new.config.leds != old.leds {
+                if let lights { lights.lights.reconfigure(new.config.leds) } else if let leds = new.config.leds {
+                    setLights(StatusLights(settings: leds, loop: loop, log: log))
+                }
+                sessions.publishStatus(force: true)   // show the status again on the new lines
             }
         }
     }
-
-    static let retireCommandTimeoutMs: Int64 = 1000
-    static let retireDeadlineMs: Int64 = 10_000
 }
 
 /// The first line of a message (the diagnostic's headline), by bytes.

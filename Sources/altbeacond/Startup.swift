@@ -70,9 +70,8 @@ func runDaemon(configPath: String) -> Int32 {
         return reportSocketFailure(error)
     }
     let daemon = Daemon(configPath: configPath, config: config, control: control, monitor: monitor, signals: signals)
-    daemon.refusedEdit = refusal
-    daemon.lastGood = LastGoodStore(file: stateFile, stored: storedProblem == nil ? stored : nil, loop: daemon.loop, log: log)
+    daemon.sessions.refusedEdit = refusal
+    daemon.sessions.lastGood = LastGoodStore(file: stateFile, stored: storedProblem == nil ? stored : nil, loop: daemon.loop, log: log)
     // Stored once the controller confirmed it on air (a file refused at start has nothing to store).
-    if let bytes = try? loaded.get().bytes { daemon.unconfirmedBytes = [(daemon.generation, bytes)] }
-    return daemon.run()
+    return daemon.run(bytes: try? loaded.get().bytes)
 }

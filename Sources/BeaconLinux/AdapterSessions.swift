@@ -1,0 +1,185 @@
+import BeaconKit
+
+/// The daemon's wiring between configs and adapters, without its descriptors: the session of the
+/// adapter the config names, the sessions of adapters left behind until they are off air, config
+/// generations, the last good copy (stored once the controller confirmed it), and one
+/// `DaemonStatus` per change handed to every output. The daemon feeds it kernel events by index;
+/// the unit tests feed it the same from a scripted controller.
+public final class AdapterSessions {
+    /// The newest accepted config and its generation (bumped per applied config).
+    public private(set) var config: BeaconConfig
+    public private(set) var generation = 1
+    public private(set) var session: AdapterSession!
+    public private(set) var retiring: [AdapterSession] = []
+    /// The headline of the last refused edit (the old beacon stays on air meanwhile).
+    public var refusedEdit: String? {
+        didSet { publishStatus() }
+    }
+    /// Where the last good config goes (SPEC §6), once the controller confirmed it on air.
+    public var lastGood: LastGoodStore?
+    /// The applied files' bytes per generation not yet confirmed on air (at most a few).
+    private var unconfirmed: [(generation: Int, bytes: [UInt8])] = []
+    public var outputs: [StatusOutput] = []
+    public private(set) var lastStatus: DaemonStatus?
+    public private(set) var stopping = false
+    private let loop: EventLoop
+    private let log: Logger
+    private let makeController: (UInt16) -> ControllerAccess
+    /// Set up each new session's advertiser (the daemon's monitor drain, telemetry).
+    public var prepareAdvertiser: (Advertiser) -> Void = { _ in }
+    /// The escalation's last step, from any session.
+    public var onRestartRequested: () -> Void = {}
+    /// The adapter changed (the daemon points its HCI monitor filter there).
+    public var onAdapterChanged: (UInt16) -> Void = { _ in }
+
+    public static let retireCommandTimeoutMs: Int64 = 1000
+    public static let retireDeadlineMs: Int64 = 10_000
+
+    public init(config: BeaconConfig, loop: EventLoop, log: Logger, makeController: @escaping (UInt16) -> ControllerAccess) {
+        self.config = config
+        self.loop = loop
+        self.log = log
+        self.makeController = makeController
+    }
+
+    /// Arms the beacon; `bytes`: the config file as read (stored once on air).
+    public func start(bytes: [UInt8]?) {
+        if let bytes { remember(bytes) }
+        session = makeSession(config)
+        session.start()
+    }
+
+    private func makeSession(_ config: BeaconConfig) -> AdapterSession {
+        let s = AdapterSession(config: config, generation: generation, controller: makeController(config.bluetooth.adapterIndex),
+                               loop: loop, log: log)
+        prepareAdvertiser(s.advertiser)
+        s.onChange = { [unowned self] in publishStatus() }
+        s.onConfirmed = { [unowned self] g in confirmed(g) }
+        s.onRestartRequested = { [unowned self] in onRestartRequested() }
+        return s
+    }
+
+    // MARK: events, routed by adapter index
+
+    public func deviceEvent(_ kind: HCIDeviceEventKind, index: UInt16) {
+        guard !stopping, index == session.index else { return }
+        session.deviceEvent(kind)
+    }
+
+    public func monitored(_ op: HCIOpcode, _ params: [UInt8], index: UInt16) {
+        guard !stopping, index == session.index else { return }
+        session.monitored(op, params)
+    }
+
+    public func rfkillChanged() { if !stopping { session.rfkillChanged() } }
+
+    // MARK: edits
+
+    /// An accepted config: a new generation for the session, or a new session for a new adapter.
+    public func apply(_ new: BeaconConfig, bytes: [UInt8]) {
+        guard !stopping else { return }
+        guard new != config else {
+            // Nothing changes; the file's bytes may (a comment): what is on air is this file.
+            if session.policy.confirmedGeneration == generation { lastGood?.store(bytes) } else { remember(bytes) }
+            return
+        }
+        let old = config
+        config = new
+        generation += 1
+        remember(bytes)
+        log.info("config changed: \(describe(new)) on \(new.bluetooth.adapter), every \(new.bluetooth.intervalMs) ms")
+        if new.bluetooth.adapterIndex != old.bluetooth.adapterIndex {
+            moveAdapter(to: new)
+        } else {
+            session.configChanged(new, generation: generation)
+        }
+        publishStatus()
+    }
+
+    private func remember(_ bytes: [UInt8]) {
+        unconfirmed.append((generation, bytes))
+        if unconfirmed.count > 4 { unconfirmed.removeFirst(unconfirmed.count - 4) }
+    }
+
+    /// The controller confirmed config generation `g` on air: now it is the last good one.
+    private func confirmed(_ g: Int) {
+        guard let i = unconfirmed.lastIndex(where: { $0.generation <= g }) else { return }
+        let bytes = unconfirmed[i].bytes
+        unconfirmed.removeFirst(i + 1)
+        lastGood?.store(bytes)
+    }
+
+    /// The old adapter's session takes every set off air (each command with its own deadline, so
+    /// a hung old controller only delays its own goodbye) while the new one arms at once.
+    private func moveAdapter(to new: BeaconConfig) {
+        let old = session!
+        log.notice("moving the beacon from \(old.adapter) to \(new.bluetooth.adapter); taking it off air on \(old.adapter)")
+        retiring.append(old)
+        old.retire(commandTimeoutMs: Self.retireCommandTimeoutMs, deadlineMs: Self.retireDeadlineMs) { [unowned self] confirmed in
+            if confirmed { log.info("\(old.adapter): off air") }
+            release(old)
+        }
+        session = makeSession(new)
+        onAdapterChanged(new.bluetooth.adapterIndex)
+        session.start()
+    }
+
+    /// Lets a retired session go on a later turn (never inside its own callback), and only once
+    /// no power change of its runs (a hung HCIDEVUP may return minutes later).
+    private func release(_ old: AdapterSession) {
+        loop.post { [unowned self] in
+            guard old.advertiser.isChangingPower else { return retiring.removeAll { $0 === old } }
+            let wait = loop.makeTimer()
+            wait.schedule(afterMs: 1000) { [unowned self] in
+                _ = wait
+                release(old)
+            }
+        }
+    }
+
+    // MARK: status
+
+    public var status: DaemonStatus {
+        let p = session.policy
+        let phase: DaemonStatus.Phase
+        switch p.phase {
+        case _ where stopping: phase = .stopping
+        case .starting: phase = .starting
+        case .arming: phase = .arming
+        case .advertising: phase = .advertising
+        case .fault(let f): phase = .fault(f)
+        case .stopped: phase = .stopping
+        }
+        let a = session.advertiser
+        return DaemonStatus(phase: phase, escalation: p.escalation, ladderFailures: p.ladderFailures, rearms: p.rearms,
+                            refusedEdit: refusedEdit, adapter: session.adapter, beacon: describe(session.config),
+                            mode: a.mode, intervalMs: Int(a.effectiveIntervalMs), frames: session.config.frames.map(\.name))
+    }
+
+    /// Computes the status once; every output sees it only when it changed (or when `force`d:
+    /// an output that was just added or reconfigured).
+    public func publishStatus(force: Bool = false) {
+        guard session != nil else { return }
+        let s = status
+        guard force || s != lastStatus else { return }
+        lastStatus = s
+        for o in outputs { o.show(s) }
+    }
+
+    // MARK: stop
+
+    /// Takes every adapter's beacon off air within `deadlineMs`; `done` once all are.
+    public func stop(deadlineMs: Int64, _ done: @escaping () -> Void) {
+        guard !stopping else { return }
+        stopping = true
+        var left = 1 + retiring.count
+        let finish: (Bool) -> Void = { _ in
+            left -= 1
+            if left == 0 { done() }
+        }
+        for s in [session!] + retiring {
+            s.retire(commandTimeoutMs: deadlineMs, deadlineMs: deadlineMs, finish)
+        }
+        publishStatus()
+    }
+}
