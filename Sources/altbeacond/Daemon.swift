@@ -161,16 +161,20 @@ final class Daemon {
             return log.warning("not under systemd: nobody to restart the service; retrying")
         }
         log.error("exiting with status \(ExitCode.software) so that systemd restarts the service now")
-        stop(exitCode: ExitCode.software)
+        // STATUS= says why until the process is gone (the last step, SPEC §5), not just "stopping".
+        stop(exitCode: ExitCode.software, status: sessions.status.text)
     }
 
     /// Takes every adapter's beacon off air (within `stopDeadlineMs`), then the LEDs dark, then exit.
-    func stop(exitCode code: Int32) {
+    func stop(exitCode code: Int32, status: String = "stopping") {
         guard !stopping else { return }
         stopping = true
         exitCode = code
         reloadTimer.cancel()
-        notifier.notify("STOPPING=1\nSTATUS=stopping")
+        notifier.notify("STOPPING=1\nSTATUS=\(status)")
+        if let systemd = sessions.outputs.first(where: { $0 is SystemdStatusOutput }) {
+            sessions.outputs.removeAll { $0 === systemd }   // the line above is the last word
+        }
         sessions.stop(deadlineMs: Self.stopDeadlineMs) { [unowned self] in
             // Dark only now: the LED said "on air" for as long as the beacon was.
             lights?.release()
