@@ -83,6 +83,15 @@ public final class AdapterSession {
         advertiser.takeDown(commandTimeoutMs: commandTimeoutMs, deadlineMs: deadlineMs, done)
     }
 
+    /// Lets go of the adapter at once, without taking anything off air: a new session on the
+    /// same adapter is starting, and its first arm clears every set itself.
+    public func abandonForSuccessor() {
+        isRetired = true
+        queue.removeAll()
+        for t in timers.values { t.cancel() }
+        advertiser.close()
+    }
+
     // MARK: the policy's actions
 
     public func handle(_ event: PolicyEvent) {

@@ -119,6 +119,11 @@ public final class AdapterSessions {
             if confirmed { log.info("\(old.adapter): off air") }
             release(old)
         }
+        // Back to an adapter still being left: its goodbye would take down the new sets.
+        for r in retiring where r.index == new.bluetooth.adapterIndex {
+            r.abandonForSuccessor()
+            retiring.removeAll { $0 === r }
+        }
         session = makeSession(new)
         onAdapterChanged(new.bluetooth.adapterIndex)
         session.start()

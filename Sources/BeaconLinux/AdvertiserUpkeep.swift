@@ -70,8 +70,9 @@ extension Advertiser {
         let overall = loop.makeTimer()
         var finished = false
         var failures = 0
-        let finish: (Bool) -> Void = { [unowned self] confirmed in
-            guard !finished else { return }
+        // Weak: a session abandoned for a successor may be gone before the deadline fires.
+        let finish: (Bool) -> Void = { [weak self] confirmed in
+            guard let self, !finished else { return }
             finished = true
             overall.cancel()
             if !confirmed { log.warning("hci\(index): the controller did not confirm advertising off within \(deadlineMs) ms") }

@@ -136,4 +136,32 @@ final class AdapterSessionsTests: ScriptedTestCase {
         loop.run(forMs: 500)
         XCTAssertEqual(controllers[1]!.onAir, [], "nothing goes on air after stop")
     }
+
+    /// Back to an adapter whose goodbye is still running: the goodbye must not take the new sets down.
+    func testMovingBackToAnAdapterStillBeingLeftKeepsTheBeaconOnIt() {
+        let three = TestBeacons.three()
+        let (s, _) = make(TestBeacons.config(three))
+        s.start(bytes: nil)
+        XCTAssertNotNil(msUntil(controllers[0]!, airs: TestBeacons.payloads(three), atMostMs: 5000))
+        controllers[0]!.answerDelayMs = 150   // a slow old adapter: its goodbye is still running
+        s.apply(TestBeacons.config(three, adapter: 1), bytes: [])
+        loop.run(forMs: 50)
+        let back = loop.now
+        s.apply(TestBeacons.config(three), bytes: [])
+        XCTAssertNotNil(msUntil(controllers[0]!, airs: TestBeacons.payloads(three), atMostMs: 10_000))
+        // Once the new session enabled a set, nobody removed one (the old goodbye was dropped; the
+        // new session's own sequence disables each set before configuring it, but removes none).
+        let w = controllers[0]!.written.filter { $0.at >= back }
+        if let firstOn = w.firstIndex(where: { $0.opcode == .leSetExtendedAdvertisingEnable && $0.parameters.first == 1 }) {
+            let after = w[firstOn...].filter { $0.opcode == .leRemoveAdvertisingSet }
+            XCTAssertEqual(after.count, 0, "sets taken down behind the new session's back: \(after.map(\.opcode))")
+        } else {
+            XCTFail("no set enabled after the move back")
+        }
+        loop.run(forMs: 8000)
+        XCTAssertEqual(controllers[0]!.onAir, TestBeacons.payloads(three), "still on air after the old goodbye's deadline")
+        XCTAssertEqual(s.session.policy.totalRearms, 0, "no re-arm against our own goodbye")
+        XCTAssertEqual(controllers[1]!.onAir, [], "the adapter in between is left silent")
+        XCTAssertTrue(s.retiring.isEmpty)
+    }
 }

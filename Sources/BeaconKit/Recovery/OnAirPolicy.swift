@@ -205,6 +205,8 @@ public struct OnAirPolicy: Sendable {
     private mutating func onAir(_ summary: AirSummary, armedGeneration g: Int, now: Int64) -> [PolicyAction] {
         air = summary
         var actions: [PolicyAction] = []
+        // A re-arm against a persistent interferer is counted, not announced line by line.
+        let quiet = pendingQuiet
         if let cause = pendingCause {
             rearms[cause, default: 0] += 1
             recentRearms.append(now)
@@ -229,7 +231,7 @@ public struct OnAirPolicy: Sendable {
             phase = .arming
             return actions + arm()
         }
-        let announce = armInFlightScope != .data || phase != .arming || confirmedGeneration == nil
+        let announce = confirmedGeneration == nil || (!quiet && (armInFlightScope != .data || phase != .arming))
         phase = .advertising
         confirmedGeneration = g
         return actions + [.confirmed(generation: g, announce: announce)] + onAirTimers()
