@@ -57,7 +57,7 @@ public final class BlockingCall {
                 job.result = -error.rawValue
             }
             var one: UInt64 = 1
-            _ = write(job.done.rawValue, &one, 8)
+            _ = try? syscall { write(job.done.rawValue, &one, 8) }
             return nil
         }, context)
         pthread_attr_destroy(&attr)
@@ -72,7 +72,7 @@ public final class BlockingCall {
     private func finished() {
         guard let (job, completion) = running else { return }
         var v: UInt64 = 0
-        _ = read(job.done.rawValue, &v, 8)
+        _ = try? syscall { read(job.done.rawValue, &v, 8) }
         loop.unwatch(job.done)
         job.done.close()
         running = nil

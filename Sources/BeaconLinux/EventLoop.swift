@@ -103,6 +103,7 @@ public final class EventLoop {
         let virtualWait = clock.isVirtual ? timeout : 0
         if clock.isVirtual { timeout = 0 }
         var fds = sources.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
+        // Not through `syscall`: an EINTR ends the turn, and the next one recomputes the timeout.
         let r = poll(&fds, nfds_t(fds.count), Int32(clamping: timeout))
         wakeups &+= 1
         if r == 0, virtualWait > 0 { clock.advance(to: start + virtualWait) }
