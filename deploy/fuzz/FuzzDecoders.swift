@@ -1,8 +1,9 @@
 // libFuzzer harness for everything that reads bytes off the air or the kernel (SPEC §3: any
 // nearby device can send them): H4 event packets (LE Advertising Reports, legacy and extended),
 // HCI monitor packets, and the beacon frame decoders over the AD payload; then what scan prints
-// of each frame found. Built by deploy/fuzz/run together with Sources/BeaconKit/**/*.swift into
-// one module, so internal helpers are visible.
+// of each frame found; and the ATT server of the GATT identity (any central may connect), given
+// the bytes as one PDU and as a connection's PDUs one after the other. Built by deploy/fuzz/run
+// together with Sources/BeaconKit/**/*.swift into one module, so internal helpers are visible.
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzDecoders(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
@@ -21,7 +22,50 @@ public func fuzzDecoders(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     // indices do not start at 0: decoders must use startIndex).
     checkPayload(bytes[...])
     if !bytes.isEmpty { checkPayload(bytes[1...]) }
+    // The bytes as ATT PDUs from a central.
+    checkATT(bytes)
     return 0
+}
+
+/// The GATT identity's databases: the rig's 36-octet identifier, and a 64-octet one (long reads).
+private let attDatabases = [
+    GATTDatabase(name: Array("AltBeacon".utf8), identifier: Array("2F234454-CF6D-4A0F-ADF2-F4911BA9FFA6".utf8)),
+    GATTDatabase(name: Array("a name of twenty-nine octets.".utf8), identifier: [UInt8](repeating: 0x7A, count: 64)),
+]
+
+/// The bytes as one PDU to a new connection's server (ATT_MTU 23), then as a connection's PDUs
+/// one after the other (each a length octet and that many octets; an Exchange MTU among them
+/// changes the ATT_MTU the later ones are answered with), on each database.
+private func checkATT(_ bytes: [UInt8]) {
+    for db in attDatabases {
+        var fresh = ATTServer(database: db)
+        checkATTPDU(&fresh, bytes)
+        var server = ATTServer(database: db, serverRxMTU: 23 + Int(bytes.first ?? 0) * 2)
+        var i = 1
+        while i < bytes.count {
+            let n = Int(bytes[i])
+            let pdu = Array(bytes[(i + 1)..<min(i + 1 + n, bytes.count)])
+            checkATTPDU(&server, pdu)
+            i += 1 + n
+        }
+        if server.database != db { trap("the ATT server changed its database") }
+    }
+}
+
+/// One PDU: no answer exactly for an empty PDU, a command, a response, notification, indication
+/// or confirmation; else the request's response or an Error Response about it, at most ATT_MTU
+/// octets; the ATT_MTU stays within 23 and the server's Rx MTU.
+private func checkATTPDU(_ server: inout ATTServer, _ pdu: [UInt8]) {
+    let mtu = server.mtu
+    let response = server.handle(pdu)
+    let silent = pdu.isEmpty || pdu[0] & ATTOpcode.commandFlag != 0 || ATTOpcode.neverAnswered.contains(pdu[0])
+    if silent != (response == nil) { trap("ATT \(hexString(pdu)): answered \(response.map { hexString($0) } ?? "nothing")") }
+    if let r = response {
+        if r.count > mtu { trap("ATT \(hexString(pdu)): a \(r.count)-octet response with ATT_MTU \(mtu)") }
+        let isError = r.count == 5 && r[0] == ATTOpcode.errorResponse && r[1] == pdu[0]
+        if !isError && r[0] != pdu[0] &+ 1 { trap("ATT \(hexString(pdu)): answered \(hexString(r))") }
+    }
+    if server.mtu < ATTMTU.leDefault || server.mtu > server.serverRxMTU { trap("ATT_MTU \(server.mtu)") }
 }
 
 private func checkEvent(_ event: HCIEvent) {
