@@ -1,7 +1,7 @@
 import XCTest
 @testable import BeaconKit
 
-/// `[ibeacon]`, `[eddystone]`, `beacon.altbeacon` and `bluetooth.rotation_ms` (SPEC §2).
+/// `[ibeacon]`, `[overflow]`, `[eddystone]`, `beacon.altbeacon` and `bluetooth.rotation_ms` (SPEC §2).
 final class FrameConfigTests: XCTestCase {
     static let eddystoneUID = "[eddystone]\nnamespace = \"edd1ebeac04e5defa017\"\ninstance = \"0123456789ab\"\n"
 
@@ -37,11 +37,73 @@ final class FrameConfigTests: XCTestCase {
     }
 
     func testAllFramesInFixedOrder() throws {
-        let f = frames(minimalBeacon + Self.eddystoneUID + "url = 'https://www.example.com/'\ntlm = true\n[ibeacon]\n")
-        XCTAssertEqual(f.map(\.name), ["altbeacon", "ibeacon", "eddystone-uid", "eddystone-url", "eddystone-tlm"])
-        XCTAssertEqual(f[2] as? EddystoneUIDFrame, FrameTests.uid)
-        XCTAssertEqual(f[3] as? EddystoneURLFrame, FrameTests.url)
-        XCTAssertEqual(f[4] as? EddystoneTLMFrame, EddystoneTLMFrame())
+        let f = frames(minimalBeacon + Self.eddystoneUID + "url = 'https://www.example.com/'\ntlm = true\n[overflow]\n[ibeacon]\n")
+        XCTAssertEqual(f.map(\.name), ["altbeacon", "ibeacon", "overflow-area", "eddystone-uid", "eddystone-url", "eddystone-tlm"])
+        XCTAssertEqual(f[2] as? OverflowAreaFrame, FrameTests.overflow)
+        XCTAssertEqual(f[3] as? EddystoneUIDFrame, FrameTests.uid)
+        XCTAssertEqual(f[4] as? EddystoneURLFrame, FrameTests.url)
+        XCTAssertEqual(f[5] as? EddystoneTLMFrame, EddystoneTLMFrame())
+    }
+
+    func air(_ f: (any BeaconFrame)?) -> String { f.map { hexString($0.advertisingData(.zero)) } ?? "none" }
+
+    func testOverflowDefaultsFromBeacon() {
+        let f = frames(minimalBeacon + "[overflow]\n")
+        XCTAssertEqual(f.map(\.name), ["altbeacon", "overflow-area"])
+        XCTAssertEqual(f.last as? OverflowAreaFrame, OverflowAreaFrame(major: 1, minor: 2, matchingByte: 0xaa))
+        XCTAssertEqual(air(f.last), bytes("020106 14ff4c0001 01aa 0001 0002 00000000000000000000").hexText)
+        // [beacon]'s power, company and UUID play no part in it.
+        XCTAssertEqual(air(frames(minimalBeacon + "power = -70\ncompany_id = 0x4c\n[overflow]\n").last),
+                       bytes("020106 14ff4c0001 01aa 0001 0002 00000000000000000000").hexText)
+    }
+
+    /// The reference app's "fused beacon": iBeacon beside it with the same major and minor.
+    func testOverflowDefaultsFromIBeacon() {
+        let f = frames(minimalBeacon + "[ibeacon]\nmajor = 7\nminor = 0x0102\n[overflow]\n")
+        XCTAssertEqual(f.map(\.name), ["altbeacon", "ibeacon", "overflow-area"])
+        XCTAssertEqual(air(f.last), bytes("020106 14ff4c0001 01aa 0007 0102 00000000000000000000").hexText)
+        // Wherever the tables stand in the file; an [ibeacon] key left out is [beacon]'s there too.
+        XCTAssertEqual(air(frames(minimalBeacon + "[overflow]\n[ibeacon]\nmajor = 300\n").last),
+                       bytes("020106 14ff4c0001 01aa 012c 0002 00000000000000000000").hexText)
+        XCTAssertEqual(air(frames(minimalBeacon + "[ibeacon]\n[overflow]\n").last),
+                       bytes("020106 14ff4c0001 01aa 0001 0002 00000000000000000000").hexText)
+        // Its own keys win over both.
+        XCTAssertEqual(air(frames(minimalBeacon + "[ibeacon]\nmajor = 7\n[overflow]\nminor = 65535\nmatching_byte = 0x5A\n").last),
+                       bytes("020106 14ff4c0001 015a 0007 ffff 00000000000000000000").hexText)
+        XCTAssertEqual(air(frames(minimalBeacon + "[overflow]\nmajor = 0\nminor = 0\nmatching_byte = 0\n").last),
+                       bytes("020106 14ff4c0001 0100 0000 0000 00000000000000000000").hexText)
+        XCTAssertEqual(air(frames(minimalBeacon + "[overflow]\nmatching_byte = 255\n").last),
+                       bytes("020106 14ff4c0001 01ff 0001 0002 00000000000000000000").hexText)
+        // Without AltBeacon: the fused beacon alone.
+        XCTAssertEqual(frames(minimalBeacon + "altbeacon = false\n[ibeacon]\n[overflow]\n").map(\.name), ["ibeacon", "overflow-area"])
+        XCTAssertEqual(frames(minimalBeacon + "altbeacon = false\n[overflow]\n").map(\.name), ["overflow-area"])
+    }
+
+    func testOverflowRefusals() {
+        XCTAssertEqual(configError(minimalBeacon + "[overflow]\nmatching_byte = 256"),
+                       "config.toml:7:17: overflow.matching_byte must be between 0 and 255, found 256")
+        XCTAssertEqual(configError(minimalBeacon + "[overflow]\nmatching_byte = -1"),
+                       "config.toml:7:17: overflow.matching_byte must be between 0 and 255, found -1")
+        XCTAssertEqual(configError(minimalBeacon + "[overflow]\nmatching_byte = 'aa'"),
+                       "config.toml:7:17: expected an integer for overflow.matching_byte, found a string")
+        XCTAssertEqual(configError(minimalBeacon + "[overflow]\nmajor = 65536"),
+                       "config.toml:7:9: overflow.major must be between 0 and 65535, found 65536")
+        XCTAssertEqual(configError(minimalBeacon + "[overflow]\nminor = -1"),
+                       "config.toml:7:9: overflow.minor must be between 0 and 65535, found -1")
+        XCTAssertEqual(configError(minimalBeacon + "[overflow]\nmatchingbyte = 1"),
+                       "config.toml:7:1: unknown key `overflow.matchingbyte`; did you mean `overflow.matching_byte`?")
+        XCTAssertEqual(configError(minimalBeacon + "[overflow]\nmajr = 1"),
+                       "config.toml:7:1: unknown key `overflow.majr`; did you mean `overflow.major`?")
+        XCTAssertEqual(configError(minimalBeacon + "[overflow]\nuuid = '2f234454-cf6d-4a0f-adf2-f4911ba9ffa6'"),
+                       "config.toml:7:1: unknown key `overflow.uuid`: uuid belongs in [beacon], not in [overflow]")
+        XCTAssertEqual(configError(minimalBeacon + "[overflow]\nzzzzzz = 1"),
+                       "config.toml:7:1: unknown key `overflow.zzzzzz`; [overflow] takes major, minor, matching_byte")
+        XCTAssertEqual(configError(minimalBeacon + "[overflw]\n"),
+                       "config.toml:6:2: unknown table [overflw]; did you mean [overflow]?")
+        XCTAssertEqual(configError(minimalBeacon + "matching_byte = 1\n"),
+                       "config.toml:6:1: unknown key `beacon.matching_byte`: matching_byte belongs in [overflow], not in [beacon]")
+        XCTAssertEqual(configError(minimalBeacon + "overflow = 1\n"),
+                       "config.toml:6:1: unknown key `beacon.overflow`; [beacon] takes uuid, major, minor, power, company_id, reserved, altbeacon")
     }
 
     func testEddystoneUIDNeedsBoth() {
@@ -97,7 +159,7 @@ final class FrameConfigTests: XCTestCase {
 
     func testAltBeaconOff() {
         XCTAssertEqual(configError(minimalBeacon + "altbeacon = false"),
-                       "config.toml:6:13: beacon.altbeacon = false needs another frame: add an [ibeacon] or [eddystone] table")
+                       "config.toml:6:13: beacon.altbeacon = false needs another frame: add an [ibeacon], [overflow] or [eddystone] table")
         XCTAssertEqual(frames(minimalBeacon + "altbeacon = false\n[ibeacon]\n").map(\.name), ["ibeacon"])
         XCTAssertEqual(frames(minimalBeacon + "altbeacon = false\n[eddystone]\ntlm = true").map(\.name), ["eddystone-tlm"])
         XCTAssertEqual(frames(minimalBeacon + "altbeacon = true").map(\.name), ["altbeacon"])
@@ -165,7 +227,7 @@ final class FrameConfigTests: XCTestCase {
         ])
         XCTAssertEqual(all(minimalBeacon + "altbeacon = false\n[ibecon]\n"), [
             "c.toml:7:2: unknown table [ibecon]; did you mean [ibeacon]?",
-            "c.toml:6:13: beacon.altbeacon = false needs another frame: add an [ibeacon] or [eddystone] table",
+            "c.toml:6:13: beacon.altbeacon = false needs another frame: add an [ibeacon], [overflow] or [eddystone] table",
         ])
     }
 }

@@ -11,6 +11,7 @@ final class FrameTests: XCTestCase {
 
     static let altbeacon = AltBeaconFrame(BeaconIdentity(uuid: uuid, major: 1, minor: 2, power: -59))
     static let ibeacon = IBeaconFrame(uuid: uuid, major: 1, minor: 2, power: -59)
+    static let overflow = OverflowAreaFrame(major: 1, minor: 2)
     static let uid = EddystoneUIDFrame(namespace: namespace, instance: instance, power0m: -18)
     static let url = EddystoneURLFrame(encoded: bytes("01 6578616d706c65 00"), power0m: -18)   // https://www.example.com/
     static let telemetry = Telemetry(uptimeDeciseconds: 3600, advertisingCount: 10_000, temperature: 0x1980, batteryMillivolts: 3000)
@@ -18,6 +19,9 @@ final class FrameTests: XCTestCase {
     // Hand-written golden vectors.
     static let altbeaconHex = "020106 1bff 1801 beac 2f234454cf6d4a0fadf2f4911ba9ffa6 0001 0002 c5 00"
     static let ibeaconHex = "020106 1aff 4c00 0215 2f234454cf6d4a0fadf2f4911ba9ffa6 0001 0002 c5"
+    // Overflow Area, position 0: flags, length 0x14, Apple 4c00, type 01; then the 16-byte area:
+    // 01 (bit 0), aa (matching byte), major 0001, minor 0002, ten bytes of 00.
+    static let overflowHex = "020106 14ff 4c00 01 01 aa 0001 0002 00000000000000000000"
     static let uidHex = "020106 0303aafe 1716aafe 00 ee edd1ebeac04e5defa017 0123456789ab 0000"
     static let urlHex = "020106 0303aafe 0e16aafe 10 ee 01 6578616d706c65 00"
     static let tlmHex = "020106 0303aafe 1116aafe 20 00 0bb8 1980 00002710 00000e10"
@@ -25,7 +29,8 @@ final class FrameTests: XCTestCase {
 
     /// Every frame type with a valid payload of it.
     static let samples: [(frame: any BeaconFrame, hex: String)] = [
-        (altbeacon, altbeaconHex), (ibeacon, ibeaconHex), (uid, uidHex), (url, urlHex), (EddystoneTLMFrame(), tlmHex),
+        (altbeacon, altbeaconHex), (ibeacon, ibeaconHex), (overflow, overflowHex), (uid, uidHex), (url, urlHex),
+        (EddystoneTLMFrame(), tlmHex),
     ]
 
     func air(_ f: any BeaconFrame, _ t: Telemetry = FrameTests.telemetry) -> String { hexString(f.advertisingData(t)) }
@@ -48,6 +53,60 @@ final class FrameTests: XCTestCase {
         XCTAssertEqual(IBeaconFrame(uuid: [1, 2], major: 1, minor: 2, power: -1).advertisingData(.zero).count, 30)
         XCTAssertEqual(Self.ibeacon.fields, [FrameField("uuid", "2f234454-cf6d-4a0f-adf2-f4911ba9ffa6"), FrameField("major", "1", number: true),
                                              FrameField("minor", "2", number: true), FrameField("power", "-59", number: true)])
+    }
+
+    func testOverflowAreaGolden() {
+        XCTAssertEqual(air(Self.overflow), bytes(Self.overflowHex).hexText)
+        XCTAssertEqual(bytes(Self.overflowHex).count, 24)
+        XCTAssertEqual(hexString(Self.overflow.overflowArea), "01aa0001000200000000000000000000")
+        // Another matching byte and numbers with every byte distinct (big-endian).
+        let other = OverflowAreaFrame(major: 0xabcd, minor: 0xef01, matchingByte: 0x5a)
+        XCTAssertEqual(air(other), bytes("020106 14ff 4c00 01 01 5a abcd ef01 00000000000000000000").hexText)
+        let edge = OverflowAreaFrame(major: 0xffff, minor: 0, matchingByte: 0)
+        XCTAssertEqual(air(edge), bytes("020106 14ff 4c00 01 01 00 ffff 0000 00000000000000000000").hexText)
+        // Position 1 (the reference app's other position; the daemon sends 0): matching byte at
+        // byte 9 of the area, the payload at 10-13, bit 0 still set.
+        let p1 = OverflowAreaFrame(major: 1, minor: 2, position: 1)
+        XCTAssertEqual(air(p1), bytes("020106 14ff 4c00 01 01 0000000000 000000 aa 0001 0002 0000").hexText)
+        XCTAssertEqual(OverflowAreaFrame(major: 1, minor: 2, position: 7).position, 0)
+        XCTAssertEqual(Self.overflow.fields, [FrameField("matching_byte", "170", number: true, text: "0xaa"), FrameField("major", "1", number: true),
+                                              FrameField("minor", "2", number: true), FrameField("position", "0", number: true)])
+        XCTAssertEqual(Self.overflow.fields.first?.text, "0xaa")
+    }
+
+    func testOverflowAreaDecodesEitherPosition() throws {
+        let p0 = try XCTUnwrap(OverflowAreaFrame.decode(bytes(Self.overflowHex)[...]))
+        XCTAssertEqual(p0, Self.overflow)
+        let p1 = try XCTUnwrap(OverflowAreaFrame.decode(bytes("020106 14ff 4c00 01 01 0000000000 000000 5a 1234 5678 0000")[...]))
+        XCTAssertEqual(p1, OverflowAreaFrame(major: 0x1234, minor: 0x5678, matchingByte: 0x5a, position: 1))
+        // As an iPhone sends it: no flags AD, other apps' hashed service bits around the payload
+        // (bit 0 of byte 0 among others), and inside a slice that does not start at 0.
+        let busy = bytes("0000 14ff 4c00 01 83 aa 0001 0002 40 00 10 00 00 00 00 00 00 80")
+        XCTAssertEqual(OverflowAreaFrame.decode(busy[2...]), Self.overflow)
+        let busy1 = bytes("14ff 4c00 01 01 0000000000 08 00 00 aa 0007 0009 00 01")
+        XCTAssertEqual(OverflowAreaFrame.decode(busy1[...]), OverflowAreaFrame(major: 7, minor: 9, position: 1))
+        // Position 0 wins while anything of it is set, even with byte 9 set too.
+        let both = bytes("14ff 4c00 01 01 00 0000 0001 000000 aa 0001 0002 0000")
+        XCTAssertEqual(OverflowAreaFrame.decode(both[...]), OverflowAreaFrame(major: 0, minor: 1, matchingByte: 0))
+        // Matching byte 0 with major and minor 0 is position 0 (both positions empty).
+        XCTAssertEqual(OverflowAreaFrame.decode(bytes("14ff 4c00 01 01 000000000000000000000000000000")[...]),
+                       OverflowAreaFrame(major: 0, minor: 0, matchingByte: 0))
+    }
+
+    func testOverflowAreaRefusesLookalikes() {
+        // Bit 0 clear (an iPhone's overflow area that is not the reference app's), another
+        // company, another Apple type (02: iBeacon's), one byte short or long.
+        XCTAssertNil(OverflowAreaFrame.decode(bytes("020106 14ff 4c00 01 00 aa 0001 0002 00000000000000000000")[...]))
+        XCTAssertNil(OverflowAreaFrame.decode(bytes("020106 14ff 4c00 01 fe aa 0001 0002 00000000000000000000")[...]))
+        XCTAssertNil(OverflowAreaFrame.decode(bytes("020106 14ff 4d00 01 01 aa 0001 0002 00000000000000000000")[...]))
+        XCTAssertNil(OverflowAreaFrame.decode(bytes("020106 14ff 4c00 02 01 aa 0001 0002 00000000000000000000")[...]))
+        XCTAssertNil(OverflowAreaFrame.decode(bytes("020106 13ff 4c00 01 01 aa 0001 0002 000000000000000000")[...]))
+        XCTAssertNil(OverflowAreaFrame.decode(bytes("020106 15ff 4c00 01 01 aa 0001 0002 0000000000000000000000")[...]))
+        XCTAssertNil(OverflowAreaFrame.decode(bytes("020106 14fe 4c00 01 01 aa 0001 0002 00000000000000000000")[...]))
+        // iBeacon is not an overflow area, nor the other way round.
+        XCTAssertNil(OverflowAreaFrame.decode(bytes(Self.ibeaconHex)[...]))
+        XCTAssertNil(IBeaconFrame.decode(bytes(Self.overflowHex)[...]))
+        XCTAssertEqual(BeaconFrames.decode(bytes(Self.overflowHex)[...]).map(\.name), ["overflow-area"])
     }
 
     func testEddystoneUIDGolden() {
@@ -81,7 +140,7 @@ final class FrameTests: XCTestCase {
     }
 
     func testNamesAndOrder() {
-        XCTAssertEqual(BeaconFrames.names, ["altbeacon", "ibeacon", "eddystone-uid", "eddystone-url", "eddystone-tlm"])
+        XCTAssertEqual(BeaconFrames.names, ["altbeacon", "ibeacon", "overflow-area", "eddystone-uid", "eddystone-url", "eddystone-tlm"])
         XCTAssertEqual(Self.samples.map(\.frame.name), BeaconFrames.names)
     }
 
@@ -200,6 +259,7 @@ final class FrameTests: XCTestCase {
         }
         XCTAssertEqual(AltBeaconFrame.decode(bytes(Self.altbeaconHex)[...]), Self.altbeacon)
         XCTAssertEqual(IBeaconFrame.decode(bytes(Self.ibeaconHex)[...]), Self.ibeacon)
+        XCTAssertEqual(OverflowAreaFrame.decode(bytes(Self.overflowHex)[...]), Self.overflow)
         XCTAssertEqual(EddystoneUIDFrame.decode(bytes(Self.uidHex)[...]), Self.uid)
         XCTAssertEqual(EddystoneURLFrame.decode(bytes(Self.urlHex)[...]), Self.url)
         XCTAssertEqual(EddystoneTLMFrame.decode(bytes(Self.tlmHex)[...]), EddystoneTLMFrame(received: Self.telemetry))

@@ -27,6 +27,7 @@ final class ScanTests: XCTestCase {
     }
 
     let ibeacon = bytes(FrameTests.ibeaconHex)
+    let overflow = bytes(FrameTests.overflowHex)
     let uid = bytes(FrameTests.uidHex)
     let url = bytes(FrameTests.urlHex)
     let tlm = bytes(FrameTests.tlmHex)
@@ -87,6 +88,38 @@ final class ScanTests: XCTestCase {
         XCTAssertNil(sighting([0x03, 0x03, 0xaa, 0xfe, 0x0d, 0x16, 0xaa, 0xfe, 0x30, 0xee] + [UInt8](repeating: 1, count: 8)))
     }
 
+    /// The Overflow Area frame at either position: the matching byte and position found, major
+    /// and minor; no power, so no distance.
+    func testOverflowAreaSightings() throws {
+        let p0 = try XCTUnwrap(sighting(overflow, rssi: -60))
+        XCTAssertEqual(p0.type, "overflow-area")
+        XCTAssertNil(p0.powerAt1m)
+        XCTAssertEqual(p0.jsonLine, "{\"type\":\"overflow-area\",\"matching_byte\":170,\"major\":1,\"minor\":2,\"rssi\":-60,"
+            + "\"position\":0,\"address\":\"11:22:33:44:55:66\",\"proximity\":\"unknown\"}")
+        XCTAssertEqual(BeaconTable.line("new", p0),
+                       "new 0xaa major=1 minor=2 rssi=-60 position=0 distance_m=- proximity=unknown address=11:22:33:44:55:66 type=overflow-area")
+        let p1 = try XCTUnwrap(sighting(bytes("020106 14ff 4c00 01 01 0000000000 000000 5a 1234 5678 0000"), rssi: 127))
+        XCTAssertEqual(p1.jsonLine, "{\"type\":\"overflow-area\",\"matching_byte\":90,\"major\":4660,\"minor\":22136,\"rssi\":null,"
+            + "\"position\":1,\"address\":\"11:22:33:44:55:66\",\"proximity\":\"unknown\"}")
+        XCTAssertEqual(BeaconTable.line("gone", p1),
+                       "gone 0x5a major=4660 minor=22136 rssi=n/a position=1 distance_m=- proximity=unknown address=11:22:33:44:55:66 type=overflow-area")
+        // The same beacon moving to the other position (the reference app rotates): one row, changed.
+        var t = BeaconTable()
+        XCTAssertEqual(t.record(p0), .new)
+        let moved = try XCTUnwrap(sighting(bytes("020106 14ff 4c00 01 01 0000000000 000000 aa 0001 0002 0000"), rssi: -60))
+        XCTAssertEqual(t.record(moved), .changed)
+        XCTAssertEqual(t.record(moved), .unchanged)
+        XCTAssertEqual(t.count, 1)
+        // Another matching byte is another row.
+        XCTAssertEqual(t.record(p1), .new)
+        XCTAssertEqual(t.count, 2)
+        // The fused beacon: iBeacon and Overflow Area with the same numbers are two rows, iBeacon first.
+        var fused = BeaconTable()
+        for data in [overflow, ibeacon] { _ = fused.record(try XCTUnwrap(sighting(data, rssi: -59, at: 1000))) }
+        let rows = fused.render(nowMs: 1500, title: "T").split(separator: "\n").map(String.init).dropFirst(2)
+        XCTAssertEqual(rows.map { String($0.prefix(14)) }, ["ibeacon       ", "overflow-area "])
+    }
+
     /// One advert, two frames (an extended advert has room): one sighting each, one row each.
     func testTwoFramesInOneAdvert() {
         let both = rig + Array(uid.dropFirst(3))
@@ -118,7 +151,7 @@ final class ScanTests: XCTestCase {
             let s = Sighting.all(in: report(ad), atMs: 0)
             XCTAssertEqual(s.map(\.type), len == 26 ? ["altbeacon"] : [], "length \(len)")
         }
-        for frame in [rig, ibeacon, uid, url, tlm] {
+        for frame in [rig, ibeacon, overflow, uid, url, tlm] {
             for cut in 0..<frame.count { XCTAssertTrue(Sighting.all(in: report(Array(frame.prefix(cut))), atMs: 0).isEmpty) }
         }
         var g = XorShift64(seed: 0xa17b_eac0)
@@ -212,11 +245,12 @@ final class ScanTests: XCTestCase {
 
     func testRenderAndLinesOfEveryFrame() throws {
         var t = BeaconTable()
-        for data in [tlm, url, uid, ibeacon, rig] { _ = t.record(try XCTUnwrap(sighting(data, rssi: -59, at: 1000))) }
+        for data in [tlm, url, uid, overflow, ibeacon, rig] { _ = t.record(try XCTUnwrap(sighting(data, rssi: -59, at: 1000))) }
         let lines = t.render(nowMs: 1500, title: "T").split(separator: "\n").map(String.init)
         XCTAssertEqual(Array(lines.dropFirst(2)), [
             "altbeacon      2f234454-cf6d-4a0f-adf2-f4911ba9ffa6      1      2   -59    -59  0x0118      1.01  near         0.5 s  reserved=0",
             "ibeacon        2f234454-cf6d-4a0f-adf2-f4911ba9ffa6      1      2   -59    -59  -           1.01  near         0.5 s",
+            "overflow-area  0xaa                                      1      2   -59      -  -              -  unknown      0.5 s  position=0",
             "eddystone-uid  edd1ebeac04e5defa017 0123456789ab         -      -   -59      -  -           1.01  near         0.5 s  power_0m=-18",
             "eddystone-url  https://www.example.com/                  -      -   -59      -  -           1.01  near         0.5 s  power_0m=-18",
             "eddystone-tlm  11:22:33:44:55:66                         -      -   -59      -  -              -  unknown      0.5 s  battery_mv=3000 temperature_c=25.50 adv_count=10000 uptime_s=360.0",

@@ -57,7 +57,7 @@ public enum CheckReport {
             lines.append("\(f.name):")
             for field in f.frame.fields {
                 let label = field.key + ":"
-                lines.append("  " + label + String(repeating: " ", count: max(1, 18 - label.count)) + field.value)
+                lines.append("  " + label + String(repeating: " ", count: max(1, 18 - label.count)) + field.text)
             }
         }
         return lines

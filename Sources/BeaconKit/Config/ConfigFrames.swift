@@ -1,4 +1,5 @@
-// The frames beside AltBeacon (SPEC §2, §3): `beacon.altbeacon`, `[ibeacon]` and `[eddystone]`.
+// The frames beside AltBeacon (SPEC §2, §3): `beacon.altbeacon`, `[ibeacon]`, `[overflow]` and
+// `[eddystone]`.
 
 extension ConfigValidator {
     static let eddystoneDefaultPowerOffset: Int64 = 41
@@ -10,12 +11,17 @@ extension ConfigValidator {
         let altbeacon = tables["beacon"].flatMap { boolean($0, "beacon", "altbeacon") } ?? true
         if altbeacon { frames.append(ConfiguredFrame(AltBeaconFrame(beacon))) }
         let before = problems.count
-        if let t = tables["ibeacon"], let f = readIBeacon(t, beacon) { frames.append(ConfiguredFrame(f)) }
+        let ibeacon = tables["ibeacon"].flatMap { readIBeacon($0, beacon) }
+        if let ibeacon { frames.append(ConfiguredFrame(ibeacon)) }
+        if let t = tables["overflow"] {
+            let f = readOverflow(t, major: ibeacon?.major ?? beacon.major, minor: ibeacon?.minor ?? beacon.minor)
+            frames.append(ConfiguredFrame(f))
+        }
         if let t = tables["eddystone"] { frames += readEddystone(t, beacon) }
         guard problems.count == before else { return nil }
         if frames.isEmpty, let e = tables["beacon"]?.entry("altbeacon") {
             // Ranked as a missing key: a misspelt [ibeacon] or [eddystone] header is the real mistake.
-            report("beacon.altbeacon = false needs another frame: add an [ibeacon] or [eddystone] table", at: e.valuePosition, rank: .missing)
+            report("beacon.altbeacon = false needs another frame: add an [ibeacon], [overflow] or [eddystone] table", at: e.valuePosition, rank: .missing)
             return nil
         }
         return frames
@@ -30,6 +36,17 @@ extension ConfigValidator {
         guard let uuid else { return nil }
         return IBeaconFrame(uuid: uuid, major: UInt16(truncatingIfNeeded: major), minor: UInt16(truncatingIfNeeded: minor),
                             power: Int8(truncatingIfNeeded: power))
+    }
+
+    /// `[overflow]`: the Overflow Area frame; major and minor default to the iBeacon frame's (the
+    /// reference app sends both with the same numbers), else to `[beacon]`'s. A refused value is
+    /// reported and the frame built with the default (the config is refused anyway).
+    mutating func readOverflow(_ t: TOMLTable, major: UInt16, minor: UInt16) -> OverflowAreaFrame {
+        let major = integer(t, "overflow", "major", 0...65535) ?? Int64(major)
+        let minor = integer(t, "overflow", "minor", 0...65535) ?? Int64(minor)
+        let matching = integer(t, "overflow", "matching_byte", 0...255) ?? Int64(OverflowAreaFrame.defaultMatchingByte)
+        return OverflowAreaFrame(major: UInt16(truncatingIfNeeded: major), minor: UInt16(truncatingIfNeeded: minor),
+                                 matchingByte: UInt8(truncatingIfNeeded: matching))
     }
 
     /// `[eddystone]`: UID with namespace + instance, URL with url, TLM with tlm = true.

@@ -7,6 +7,7 @@ enum ConfigSchema {
         ("watchdog", ["check_interval_s"]),
         ("ibeacon", ["uuid", "major", "minor", "power"]),
         ("eddystone", ["namespace", "instance", "url", "tlm", "power_0m"]),
+        ("overflow", ["major", "minor", "matching_byte"]),
     ]
 
     /// Compared byte for byte (TOML keys are scalar sequences; see `sameKey`).

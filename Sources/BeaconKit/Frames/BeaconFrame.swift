@@ -26,12 +26,19 @@ extension BeaconFrame {
 /// A field as `check` and `scan` show it. `number` fields go into JSON unquoted.
 public struct FrameField: Equatable, Sendable {
     public var key: String
+    /// As JSON has it (a number field's digits).
     public var value: String
     public var isNumber: Bool
-    public init(_ key: String, _ value: String, number: Bool = false) {
-        self.key = key; self.value = value; isNumber = number
+    /// As people read it (`check`, scan's table and plain lines): `value`, or e.g. a byte as `0xaa`.
+    public var text: String
+    public init(_ key: String, _ value: String, number: Bool = false, text: String? = nil) {
+        self.key = key; self.value = value; isNumber = number; self.text = text ?? value
     }
     public static func number<I: BinaryInteger>(_ key: String, _ v: I) -> FrameField { FrameField(key, "\(v)", number: true) }
+    /// A byte: a number in JSON (170), `0xaa` for people.
+    public static func byte(_ key: String, _ v: UInt8) -> FrameField {
+        FrameField(key, "\(v)", number: true, text: "0x" + hexString(CollectionOfOne(v)))
+    }
 }
 
 /// What the beacon knows about itself, for the Eddystone-TLM frame.
@@ -76,7 +83,8 @@ public struct ConfiguredFrame: Equatable, Sendable {
 /// A new frame type is a new file with a `BeaconFrame` and one entry here (plus its config keys).
 public enum BeaconFrames {
     public static let types: [any BeaconFrame.Type] = [
-        AltBeaconFrame.self, IBeaconFrame.self, EddystoneUIDFrame.self, EddystoneURLFrame.self, EddystoneTLMFrame.self,
+        AltBeaconFrame.self, IBeaconFrame.self, OverflowAreaFrame.self, EddystoneUIDFrame.self, EddystoneURLFrame.self,
+        EddystoneTLMFrame.self,
     ]
 
     public static var names: [String] { types.map { $0.name } }

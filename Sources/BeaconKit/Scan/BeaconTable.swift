@@ -1,5 +1,5 @@
 /// The live list of beacons heard, as the study guide's app keeps it: one row per beacon frame
-/// (AltBeacon, iBeacon, Eddystone-UID, -URL, -TLM; the frames of one beacon are separate rows),
+/// (AltBeacon, iBeacon, Overflow Area, Eddystone-UID, -URL, -TLM; the frames of one beacon are separate rows),
 /// dropped when unheard for 8.5 s. Pure: the caller supplies the clock.
 public struct BeaconTable: Sendable {
     public static let dropAfterMs: Int64 = 8500
@@ -79,9 +79,9 @@ public struct BeaconTable: Sendable {
     static func cells(_ s: Sighting, nowMs: Int64) -> [String] {
         let fields = s.frame.fields
         func value(_ key: String) -> String { fields.first { $0.key == key }?.value ?? "-" }
-        let ids = s.identifyingFields.filter { !columnFields.contains($0.key) }.map(\.value)
+        let ids = s.identifyingFields.filter { !columnFields.contains($0.key) }.map(\.text)
         let company = s.beacon.map { companyString($0.companyID) } ?? "-"
-        let details = s.otherFields.filter { !columnFields.contains($0.key) }.map { "\($0.key)=\($0.value)" }
+        let details = s.otherFields.filter { !columnFields.contains($0.key) }.map { "\($0.key)=\($0.text)" }
         return [s.type, ids.isEmpty ? s.address : ids.joined(separator: " "), value("major"), value("minor"), s.rssiText,
                 value("power"), company, s.distanceMeters.map(DistanceEstimate.format) ?? "-", s.proximity.rawValue,
                 ago(nowMs - s.atMs), details.joined(separator: " ")]
@@ -107,10 +107,10 @@ public struct BeaconTable: Sendable {
         func pair(_ f: FrameField) -> String {
             // AltBeacon's MFG ID as the table shows it: company=0x0118.
             if f.key == "company_id", let b = s.beacon { return "company=" + companyString(b.companyID) }
-            return "\(f.key)=\(f.value)"
+            return "\(f.key)=\(f.text)"
         }
         let ids = s.identifyingFields
-        var words = [kind, ids.first?.value ?? s.address] + ids.dropFirst().map(pair)
+        var words = [kind, ids.first?.text ?? s.address] + ids.dropFirst().map(pair)
         words.append("rssi=\(s.rssiText)")
         words += s.otherFields.map(pair)
         words.append("distance_m=" + (s.distanceMeters.map(DistanceEstimate.format) ?? "-"))

@@ -1,7 +1,7 @@
 /// One beacon frame heard once: what the advert said plus how loud it was and who sent it.
 /// An advert holding two frames (rare) gives two sightings.
 public struct Sighting: Equatable, Sendable {
-    /// The decoded frame: AltBeacon, iBeacon, Eddystone-UID, -URL or -TLM (`BeaconFrames.types`).
+    /// The decoded frame: AltBeacon, iBeacon, Overflow Area, Eddystone-UID, -URL or -TLM (`BeaconFrames.types`).
     public var frame: any BeaconFrame
     public var rssi: Int8
     /// `AA:BB:CC:DD:EE:FF`, most significant first.
@@ -26,7 +26,7 @@ public struct Sighting: Equatable, Sendable {
         }
     }
 
-    /// The frame's name: `altbeacon`, `ibeacon`, `eddystone-uid`, `eddystone-url`, `eddystone-tlm`.
+    /// The frame's name: `altbeacon`, `ibeacon`, `overflow-area`, `eddystone-uid`, `eddystone-url`, `eddystone-tlm`.
     public var type: String { frame.name }
     /// The AltBeacon identity, for AltBeacon sightings.
     public var beacon: BeaconIdentity? { (frame as? AltBeaconFrame)?.identity }
@@ -121,8 +121,8 @@ public func jsonString(_ s: String) -> String {
 }
 
 /// What identifies a row: the frame type, then the frame's IDs as beacon apps group them
-/// (AltBeacon and iBeacon: UUID, major, minor; Eddystone-UID: namespace, instance;
-/// Eddystone-URL: the URL), or the sender's address for a frame without IDs (TLM). The frames
+/// (AltBeacon and iBeacon: UUID, major, minor; Overflow Area: matching byte, major, minor;
+/// Eddystone-UID: namespace, instance; Eddystone-URL: the URL), or the sender's address for a frame without IDs (TLM). The frames
 /// of one beacon are separate rows.
 public struct BeaconKey: Hashable, Comparable, Sendable {
     /// One ID: numbers sort as numbers (minor 10 after minor 9).
@@ -139,6 +139,7 @@ public struct BeaconKey: Hashable, Comparable, Sendable {
     static let identifyingKeys: [String: [String]] = [
         AltBeaconFrame.name: ["uuid", "major", "minor"],
         IBeaconFrame.name: ["uuid", "major", "minor"],
+        OverflowAreaFrame.name: ["matching_byte", "major", "minor"],
         EddystoneUIDFrame.name: ["namespace", "instance"],
         EddystoneURLFrame.name: ["url"],
     ]
