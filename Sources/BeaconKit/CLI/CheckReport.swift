@@ -35,6 +35,10 @@ public enum CheckReport {
         lines += frameLines(config)
         lines.append("advertising-data: \(hexString(payload))")
         for f in config.frames { lines.append("advertising-data[\(f.name)]: \(hexString(f.frame.advertisingData(.zero)))") }
+        if let g = config.gattIdentity {
+            lines.append("advertising-data[\(GATTIdentity.name)]: \(hexString(g.advertisingData))")
+            lines.append("scan-response[\(GATTIdentity.name)]: \(hexString(g.scanResponse))")
+        }
         lines.append("study-guide equivalent (legacy commands):")
         for c in studyGuideCommands(config) { lines.append("  " + c) }
         if config.frames.count > 1 {
@@ -60,7 +64,19 @@ public enum CheckReport {
                 lines.append("  " + label + String(repeating: " ", count: max(1, 18 - label.count)) + field.text)
             }
         }
+        if let g = config.gattIdentity { lines += gattIdentityLines(g) }
         return lines
+    }
+
+    /// `[gatt_identity]`, said plainly to be checked only: nothing of it goes on air yet.
+    static func gattIdentityLines(_ g: GATTIdentity) -> [String] {
+        [
+            "\(GATTIdentity.name):      checked only: this version does not advertise it or serve its GATT service yet",
+            "  service:          \(GATTIdentity.uuidString(onAir: GATTIdentity.serviceUUID))",
+            "  characteristic:   \(GATTIdentity.uuidString(onAir: GATTIdentity.characteristicUUID)) (read: the identifier)",
+            "  identifier:       \(g.identifier)",
+            "  name:             \(g.name)",
+        ]
     }
 
     /// The payload of the `advertising-data:` line: AltBeacon, or the first frame when it is off.

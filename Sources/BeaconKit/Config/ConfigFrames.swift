@@ -1,5 +1,5 @@
 // The frames beside AltBeacon (SPEC §2, §3): `beacon.altbeacon`, `[ibeacon]`, `[overflow]` and
-// `[eddystone]`.
+// `[eddystone]`; and `[gatt_identity]`, which is no frame but is read here beside them.
 
 extension ConfigValidator {
     static let eddystoneDefaultPowerOffset: Int64 = 41
@@ -47,6 +47,38 @@ extension ConfigValidator {
         let matching = integer(t, "overflow", "matching_byte", 0...255) ?? Int64(OverflowAreaFrame.defaultMatchingByte)
         return OverflowAreaFrame(major: UInt16(truncatingIfNeeded: major), minor: UInt16(truncatingIfNeeded: minor),
                                  matchingByte: UInt8(truncatingIfNeeded: matching))
+    }
+
+    /// `[gatt_identity]`: the identifier defaults to the beacon UUID (uppercase, hyphenated), the
+    /// name to "AltBeacon". Nil (with the problem reported) when a value is refused.
+    mutating func readGATTIdentity(_ t: TOMLTable, _ b: BeaconIdentity) -> GATTIdentity? {
+        var out = GATTIdentity(identifier: GATTIdentity.defaultIdentifier(uuid: b.uuid))
+        let before = problems.count
+        if let (s, p) = string(t, "gatt_identity", "identifier") {
+            let u = s.utf8
+            let range = GATTIdentity.identifierLengths
+            if let bad = u.firstIndex(where: { $0 < 0x20 || $0 > 0x7e }) {
+                // A byte outside ASCII starts a scalar: count scalars up to it.
+                let at = s.unicodeScalars.distance(from: s.unicodeScalars.startIndex, to: bad) + 1
+                report("gatt_identity.identifier must be printable ASCII (letters, digits, punctuation, spaces): character \(at) is not", at: p)
+            } else if !range.contains(u.count) {
+                report("gatt_identity.identifier must be \(range.lowerBound) to \(range.upperBound) characters, found \(u.count)", at: p)
+            } else {
+                out.identifier = s
+            }
+        }
+        if let (s, p) = string(t, "gatt_identity", "name") {
+            let n = s.utf8.count
+            let range = GATTIdentity.nameLengths
+            if s.unicodeScalars.contains(where: { $0.value < 0x20 || ($0.value >= 0x7f && $0.value < 0xa0) }) {
+                report("gatt_identity.name must not hold control characters", at: p)
+            } else if !range.contains(n) {
+                report("gatt_identity.name must be \(range.lowerBound) to \(range.upperBound) bytes of UTF-8 (what the scan response has room for), found \(n)", at: p)
+            } else {
+                out.name = s
+            }
+        }
+        return problems.count == before ? out : nil
     }
 
     /// `[eddystone]`: UID with namespace + instance, URL with url, TLM with tlm = true.

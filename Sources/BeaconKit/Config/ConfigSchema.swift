@@ -8,6 +8,7 @@ enum ConfigSchema {
         ("ibeacon", ["uuid", "major", "minor", "power"]),
         ("eddystone", ["namespace", "instance", "url", "tlm", "power_0m"]),
         ("overflow", ["major", "minor", "matching_byte"]),
+        ("gatt_identity", ["identifier", "name"]),
     ]
 
     /// Compared byte for byte (TOML keys are scalar sequences; see `sameKey`).
@@ -79,9 +80,11 @@ struct ConfigValidator {
         let leds = tables["leds"].flatMap { readLEDs($0) }
         let watchdog = readWatchdog(tables["watchdog"] ?? TOMLTable())
         let frames = beacon.flatMap { readFrames($0, tables) }
+        let gatt = beacon.flatMap { b in tables["gatt_identity"].flatMap { readGATTIdentity($0, b) } }
         guard problems.isEmpty, let b = beacon, let frames, let bt = bluetooth, let w = watchdog else { return nil }
         if tables["leds"] != nil, leds == nil { return nil }
-        return BeaconConfig(beacon: b, frames: frames, bluetooth: bt, leds: leds, watchdog: w)
+        if tables["gatt_identity"] != nil, gatt == nil { return nil }
+        return BeaconConfig(beacon: b, frames: frames, bluetooth: bt, leds: leds, watchdog: w, gattIdentity: gatt)
     }
 
     // MARK: - Tables

@@ -8,15 +8,19 @@ public struct BeaconConfig: Equatable, Sendable {
     /// nil when the file has no [leds] table.
     public var leds: LEDSettings?
     public var watchdog: WatchdogSettings
+    /// `[gatt_identity]`: the identity the iOS "AltBeacon" library connects to read; nil without
+    /// the table. Not a frame: `check` shows it, but this version puts nothing of it on air.
+    public var gattIdentity: GATTIdentity?
 
     /// `frames` nil: the AltBeacon frame of `beacon` alone.
     public init(beacon: BeaconIdentity, frames: [ConfiguredFrame]? = nil, bluetooth: BluetoothSettings = BluetoothSettings(),
-                leds: LEDSettings? = nil, watchdog: WatchdogSettings = WatchdogSettings()) {
+                leds: LEDSettings? = nil, watchdog: WatchdogSettings = WatchdogSettings(), gattIdentity: GATTIdentity? = nil) {
         self.beacon = beacon
         self.frames = frames ?? [ConfiguredFrame(AltBeaconFrame(beacon))]
         self.bluetooth = bluetooth
         self.leds = leds
         self.watchdog = watchdog
+        self.gattIdentity = gattIdentity
     }
 }
 
