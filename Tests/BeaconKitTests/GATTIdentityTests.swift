@@ -42,6 +42,12 @@ final class GATTIdentityTests: XCTestCase {
         XCTAssertEqual(GATTIdentity.defaultIdentifier(uuid: studyGuideUUID), "2F234454-CF6D-4A0F-ADF2-F4911BA9FFA6")
     }
 
+    /// The ATT database serves the same service and characteristic the advertising names.
+    func testSameUUIDsAsTheGATTDatabase() {
+        XCTAssertEqual(GATTDatabase.identityServiceUUID.wire, GATTIdentity.serviceUUID)
+        XCTAssertEqual(GATTDatabase.identifierCharacteristicUUID.wire, GATTIdentity.characteristicUUID)
+    }
+
     func testIsAdvertised() {
         XCTAssertTrue(GATTIdentity.isAdvertised(in: bytes(Self.advertisingHex)[...]))
         // In an Incomplete List (06), second of two, inside a slice not starting at 0.
