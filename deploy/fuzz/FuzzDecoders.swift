@@ -82,6 +82,7 @@ private func checkEvent(_ event: HCIEvent) {
 /// Every frame found: at most 31 bytes when sent again, and what it sends decodes to itself.
 private func checkPayload(_ payload: ArraySlice<UInt8>) {
     _ = adStructures(payload)
+    _ = GATTIdentity.isAdvertised(in: payload)
     for f in BeaconFrames.decode(payload) {
         let fields = f.fields
         let telemetry = (f as? EddystoneTLMFrame)?.received ?? .zero
