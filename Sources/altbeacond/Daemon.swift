@@ -57,6 +57,9 @@ final class Daemon {
     func start(bytes: [UInt8]?) {
         log.info("altbeacond \(version): beacon \(describe(config)) on \(config.bluetooth.adapter), every \(config.bluetooth.intervalMs) ms")
         if let leds = config.leds { setLights(StatusLights(settings: leds, loop: loop, log: log)) }
+        if config.gattIdentity != nil {
+            log.warning("[gatt_identity] is checked but not yet put on air by this version (no connectable advertising, no GATT service)")
+        }
         watchSignals()
         watchControl()
         watchMonitorFirst()
