@@ -160,7 +160,9 @@ public final class Scanner {
 
     /// Disables scanning first (parameters cannot change while scanning; disabled already is no
     /// failure), sets passive parameters, then enables scanning with duplicates reported.
-    private func enable(_ fam: ScanFamily, _ gen: Int, _ done: @escaping StepDone) {
+    /// A parameters command refused with Command Disallowed means someone enabled scanning
+    /// between our disable and it (an observer still stopping): disable and try once more.
+    private func enable(_ fam: ScanFamily, _ gen: Int, retried: Bool = false, _ done: @escaping StepDone) {
         let off: any HCICommand, parameters: any HCICommand, on: any HCICommand
         switch fam {
         case .legacy:
@@ -177,6 +179,10 @@ public final class Scanner {
             if let f { return done(f) }
             run(parameters, gen) { [weak self] f in
                 guard let self else { return }
+                if case .status(_, .commandDisallowed)? = f, !retried {
+                    log.debug("scan parameters refused while scanning; disabling again")
+                    return enable(fam, gen, retried: true, done)
+                }
                 if let f { return done(f) }
                 enabling = fam
                 run(on, gen) { [weak self] f in
