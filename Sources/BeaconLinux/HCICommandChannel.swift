@@ -14,13 +14,6 @@ public enum HCICommandFailure: Error, Equatable, Sendable, CustomStringConvertib
         case .status(let op, let st): "\(op) failed: \(st)"
         }
     }
-
-    public var opcode: HCIOpcode? {
-        switch self {
-        case .io: nil
-        case .timeout(let op), .status(let op, _): op
-        }
-    }
 }
 
 /// The one command path to a controller, for the beacon and `scan` alike: one command in flight at

@@ -24,7 +24,8 @@ final class Daemon {
     let watchdogTimer: LoopTimer
     var reopenTimers: [String: LoopTimer] = [:]
     let telemetry = TelemetrySource()
-    var stopping = false
+    /// Between SIGTERM (or the last escalation step) and exit.
+    var stopping: Bool { sessions.stopping }
     var exitCode = ExitCode.ok
 
     init(configPath: String, config: BeaconConfig, control: HCIControlSocket, monitor: HCIMonitorSocket,
@@ -171,7 +172,6 @@ final class Daemon {
     /// Takes every adapter's beacon off air (within `stopDeadlineMs`), then the LEDs dark, then exit.
     func stop(exitCode code: Int32, status: String = "stopping") {
         guard !stopping else { return }
-        stopping = true
         exitCode = code
         reloadTimer.cancel()
         notifier.notify("STOPPING=1\nSTATUS=\(status)")

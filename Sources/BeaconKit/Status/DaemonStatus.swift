@@ -41,8 +41,6 @@ public struct DaemonStatus: Equatable, Sendable {
         self.frames = frames
     }
 
-    public var isOnAir: Bool { phase == .advertising }
-
     /// What the LEDs show (SPEC §4).
     public var health: BeaconHealth {
         switch phase {
