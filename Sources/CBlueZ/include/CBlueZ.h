@@ -1,9 +1,10 @@
 #ifndef ALTBEACOND_CBLUEZ_H
 #define ALTBEACOND_CBLUEZ_H
-// BlueZ's libbluetooth (GPL-2.0-or-later): HCI socket API and ioctls.
+// BlueZ's libbluetooth (GPL-2.0-or-later): HCI and L2CAP socket API and ioctls.
 #include <bluetooth/bluetooth.h>
 #include <bluetooth/hci.h>
 #include <bluetooth/hci_lib.h>
+#include <bluetooth/l2cap.h>
 #include <sys/ioctl.h>
 
 // ioctl request numbers are function-like macros (_IOW/_IOR) that Swift cannot import.
