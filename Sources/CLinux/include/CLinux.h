@@ -15,4 +15,5 @@
 // does not export: hand them over as plain ints.
 static const int clinux_sock_dgram_cloexec = SOCK_DGRAM | SOCK_CLOEXEC;
 static const int clinux_sock_raw_cloexec_nonblock = SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK;
+static const int clinux_sock_seqpacket_cloexec_nonblock = SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK;
 #endif
