@@ -41,6 +41,8 @@ public final class AdapterSession {
             log.warning("\(adapter): hardware error 0x\(hexString(CollectionOfOne(code)))")
             handle(.hardwareError)
         }
+        advertiser.onCentralConnected = { [weak self] h in self?.handle(.centralConnected(handle: h)) }
+        advertiser.onDisconnected = { [weak self] h in self?.handle(.centralDisconnected(handle: h)) }
     }
 
     public var adapter: String { "hci\(index)" }
@@ -80,7 +82,8 @@ public final class AdapterSession {
         isRetired = true
         handle(.stop)
         for t in timers.values { t.cancel() }
-        advertiser.takeDown(commandTimeoutMs: commandTimeoutMs, deadlineMs: deadlineMs, done)
+        advertiser.takeDown(commandTimeoutMs: commandTimeoutMs, deadlineMs: deadlineMs,
+                            disconnecting: Array(policy.connections.keys), done)
     }
 
     /// Lets go of the adapter at once, without taking anything off air: a new session on the
@@ -134,6 +137,8 @@ public final class AdapterSession {
         case .notice(let m): log.notice(m)
         case .warning(let m): log.warning(m)
         case .requestRestart: onRestartRequested()
+        case .disconnect(let h):
+            advertiser.disconnect(handle: h) { [weak self] gone in if gone { self?.handle(.centralDisconnected(handle: h)) } }
         }
     }
 }

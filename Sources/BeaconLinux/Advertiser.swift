@@ -41,6 +41,8 @@ public final class Advertiser {
     /// PDUs scheduled while each slot was enabled: what the TLM frame counts.
     public internal(set) var counter = AdvertisingCounter()
     var warnedTxPower = false
+    /// The configured TX power, for a rotation that sets a slot's parameters again.
+    var txPowerDbm: Int8?
     /// Each command as written, so the policy can tell ours from another process's on the monitor.
     public var onSend: ((HCIOpcode, [UInt8]) -> Void)?
     /// Called once the adapter is up, before our commands: what the kernel sent to initialise
@@ -48,6 +50,9 @@ public final class Advertiser {
     public var afterBringUp: (() -> Void)?
     /// A Hardware Error event from the controller.
     public var onHardwareError: ((UInt8) -> Void)?
+    /// A central connected to our connectable advertising (handle), or a link ended (handle).
+    public var onCentralConnected: ((UInt16) -> Void)?
+    public var onDisconnected: ((UInt16) -> Void)?
     /// What the TLM frame carries, given the advertising count; asked each time it is (re)sent.
     public var telemetry: (UInt32) -> Telemetry = { _ in .zero }
 
@@ -126,8 +131,9 @@ public final class Advertiser {
         generation += 1
         let gen = generation
         channel?.abandonAll()
-        let sameFrames = frames.map(\.name) == config.frames.map(\.name)
-        frames = config.frames
+        let airFrames = config.airFrames()
+        let sameFrames = frames.map(\.name) == airFrames.map(\.name)
+        frames = airFrames
         let finish: Done = { [unowned self] f in
             guard gen == generation else { return }
             if let f { offAir(); return done(.failure(f)) }
@@ -164,7 +170,7 @@ public final class Advertiser {
             do {
                 let c = HCICommandChannel(index: index, transport: try controller.openTransport(), loop: loop)
                 c.onSend = { [unowned self] op, params in onSend?(op, params) }
-                c.onEvent = { [unowned self] e in if case .hardwareError(let code) = e { onHardwareError?(code) } }
+                c.onEvent = { [unowned self] e in received(e) }
                 c.onLost = { [unowned self] _ in offAir() }
                 channel = c
             } catch {
@@ -224,6 +230,32 @@ public final class Advertiser {
                 armedHandles = []
             }
             done()
+        }
+    }
+}
+
+extension Advertiser {
+    /// Events other than command completions: hardware errors and the GATT identity's links.
+    func received(_ e: HCIEvent) {
+        switch e {
+        case .hardwareError(let code): onHardwareError?(code)
+        case .leConnectionComplete(.success, let h, true, _):
+            // The controller ended the connectable set (legacy: all advertising) at the connection;
+            // the policy re-arms without it.
+            onCentralConnected?(h)
+        case .disconnectionComplete(.success, let h, _): onDisconnected?(h)
+        default: break
+        }
+    }
+
+    /// Ends a central's connection (HCI Disconnect, "remote user terminated"); `done(true)` when
+    /// the link is already gone (Unknown Connection Identifier), so the caller forgets it.
+    public func disconnect(handle: UInt16, _ done: @escaping (_ gone: Bool) -> Void) {
+        guard let c = channel else { return loop.post { done(true) } }
+        c.send(Disconnect(handle: handle), timeoutMs: commandTimeoutMs) { [log, index] r in
+            if case .failure(.status(_, let st)) = r, st == HCIStatus.unknownConnection { return done(true) }
+            if case .failure(let f) = r { log.warning("hci\(index): disconnecting handle \(handle): \(f)") }
+            done(false)
         }
     }
 }

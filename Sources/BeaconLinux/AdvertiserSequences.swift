@@ -39,16 +39,24 @@ extension Advertiser {
     /// Sends frame `f`'s payload to slot `s`.
     func send(frame f: Int, slot s: Int, _ plan: AirPlan, _ c: HCICommandChannel, _ gen: Int, _ done: @escaping StepDone) {
         let data = payload(ofFrame: f)
-        let command: any HCICommand = plan.handle(ofSlot: s).map { LESetExtendedAdvertisingData(handle: $0, data: data) }
-            ?? LESetAdvertisingData(data: data)
-        run(command, c, gen)({ [unowned self] e in
+        let h = plan.handle(ofSlot: s)
+        let command: any HCICommand = h.map { LESetExtendedAdvertisingData(handle: $0, data: data) } ?? LESetAdvertisingData(data: data)
+        var steps = [run(command, c, gen)]
+        let response = frames[f].frame.scanResponseData
+        if frames[f].frame.isConnectable {
+            steps.append(run(h.map { LESetExtendedScanResponseData(handle: $0, data: response) } ?? LESetScanResponseData(data: response), c, gen))
+        }
+        chain(steps) { [unowned self] e in
             if e == nil {
                 while slotData.count <= s { slotData.append([]) }
                 slotData[s] = data
             }
             done(e)
-        })
+        }
     }
+
+    /// True when frame `f` goes on air connectable (ADV_IND: the GATT identity).
+    func isConnectable(frame f: Int) -> Bool { f < frames.count && frames[f].frame.isConnectable }
 
     /// After an edit that changed frames' contents only: re-sends just the slots whose bytes changed.
     func updateChangedSlots(_ plan: AirPlan, _ c: HCICommandChannel, _ gen: Int, _ done: @escaping StepDone) {
@@ -150,7 +158,7 @@ extension Advertiser {
     private func armLegacy(_ config: BeaconConfig, _ c: HCICommandChannel, _ plan: AirPlan, _ gen: Int, _ done: @escaping StepDone) {
         chain([
             run(LESetAdvertiseEnable(false), c, gen, tolerating: [.commandDisallowed]),
-            setInterval(config, c, gen) { LESetAdvertisingParameters(intervalMs: $0) },
+            setInterval(config, c, gen) { [unowned self] in LESetAdvertisingParameters(intervalMs: $0, connectable: isConnectable(frame: 0)) },
             { [unowned self] next in slotData = []; turn = 0; send(frame: 0, slot: 0, plan, c, gen, next) },
             // Some controllers answer Command Disallowed when already enabled: not a failure.
             { [unowned self] next in legacyArmed = true; next(nil) },
@@ -161,13 +169,17 @@ extension Advertiser {
     private func armExtended(_ config: BeaconConfig, _ c: HCICommandChannel, _ plan: AirPlan, _ gen: Int, _ done: @escaping StepDone) {
         let quiet: [HCIStatus] = [.commandDisallowed, .unknownAdvertisingIdentifier]
         let tx = config.bluetooth.txPowerDbm
+        txPowerDbm = tx
         var steps: [Step] = [{ [unowned self] next in slotData = []; turn = 0; next(nil) }]
         for s in 0..<plan.slotCount {
             guard let h = plan.handle(ofSlot: s) else { continue }
             steps += [
                 { [unowned self] next in armedHandles.insert(h); next(nil) },
                 run(LESetExtendedAdvertisingEnable(false, handle: h), c, gen, tolerating: quiet),
-                setInterval(config, c, gen) { LESetExtendedAdvertisingParameters(handle: h, intervalMs: $0, txPowerDbm: tx) },
+                setInterval(config, c, gen) { [unowned self] in
+                    LESetExtendedAdvertisingParameters(handle: h, intervalMs: $0, txPowerDbm: tx,
+                                                       connectable: isConnectable(frame: plan.frames(inSlot: s).lowerBound))
+                },
                 { [unowned self] next in send(frame: plan.frames(inSlot: s).lowerBound, slot: s, plan, c, gen, next) },
                 run(LESetExtendedAdvertisingEnable(true, handle: h), c, gen, tolerating: [.commandDisallowed]),
             ]

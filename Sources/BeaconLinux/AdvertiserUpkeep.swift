@@ -9,8 +9,25 @@ extension Advertiser {
         // A probe in flight is no reason to skip a turn: the channel queues the switch behind it.
         guard let plan, plan.rotates, let c = channel else { return done(nil) }
         let s = plan.slotCount - 1, r = plan.frames(inSlot: s)
+        let from = r.lowerBound + turn
         turn = (turn + 1) % r.count
-        send(frame: r.lowerBound + turn, slot: s, plan, c, generation) { f in done(f.map(ArmFailure.init)) }
+        let to = r.lowerBound + turn
+        guard isConnectable(frame: from) != isConnectable(frame: to) else {
+            return send(frame: to, slot: s, plan, c, generation) { f in done(f.map(ArmFailure.init)) }
+        }
+        // To or from the GATT identity's turn: the PDU type changes, which only parameters set
+        // while advertising is off can do.
+        let gen = generation, connectable = isConnectable(frame: to), ms = effectiveIntervalMs
+        let quiet: [HCIStatus] = [.commandDisallowed]
+        let h = plan.handle(ofSlot: s)
+        let steps: [Step] = [
+            run(h.map { LESetExtendedAdvertisingEnable(false, handle: $0) } ?? LESetAdvertiseEnable(false), c, gen, tolerating: quiet),
+            run(h.map { LESetExtendedAdvertisingParameters(handle: $0, intervalMs: ms, txPowerDbm: txPowerDbm, connectable: connectable) }
+                ?? LESetAdvertisingParameters(intervalMs: ms, connectable: connectable), c, gen),
+            { [unowned self] next in send(frame: to, slot: s, plan, c, gen, next) },
+            run(h.map { LESetExtendedAdvertisingEnable(true, handle: $0) } ?? LESetAdvertiseEnable(true), c, gen, tolerating: quiet),
+        ]
+        chain(steps) { f in done(f.map(ArmFailure.init)) }
     }
 
     /// Re-sends the frames with telemetry that have a slot of their own (fresh uptime and count).
@@ -53,7 +70,8 @@ extension Advertiser {
     /// `commandTimeoutMs`; the whole within `deadlineMs`. Whatever was in flight is given up first,
     /// so a command a hung controller never answers cannot hold the sequence. `done` runs once,
     /// on a later turn, when the controller answered everything or the deadline passed.
-    public func takeDown(commandTimeoutMs perCommand: Int64, deadlineMs: Int64, _ done: @escaping (_ confirmed: Bool) -> Void) {
+    public func takeDown(commandTimeoutMs perCommand: Int64, deadlineMs: Int64, disconnecting links: [UInt16] = [],
+                         _ done: @escaping (_ confirmed: Bool) -> Void) {
         abandon()
         let gen = generation
         guard let c = channel, !c.isClosed else {
@@ -61,7 +79,8 @@ extension Advertiser {
             return loop.post { done(true) }
         }
         let handles = armedHandles.union(lastPlan?.handles ?? []).sorted(by: >)
-        var commands: [any HCICommand] = []
+        // Centrals connected to the GATT identity go too: nothing of ours stays reachable.
+        var commands: [any HCICommand] = links.sorted().map { Disconnect(handle: $0) }
         for h in handles {
             commands.append(LESetExtendedAdvertisingEnable(false, handle: h))
             commands.append(LERemoveAdvertisingSet(handle: h))
@@ -86,7 +105,7 @@ extension Advertiser {
                 guard !finished else { return }
                 switch r {
                 case .success: break
-                case .failure(.status(_, let st)) where [.commandDisallowed, .unknownAdvertisingIdentifier, .unknownCommand].contains(st): break
+                case .failure(.status(_, let st)) where [.commandDisallowed, .unknownAdvertisingIdentifier, .unknownCommand, .unknownConnection].contains(st): break
                 case .failure(let f):
                     failures += 1
                     log.warning("hci\(index): could not take advertising off air: \(f)")

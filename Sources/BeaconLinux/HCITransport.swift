@@ -78,7 +78,13 @@ public final class KernelController: ControllerAccess {
         blocking = BlockingCall(loop: loop)
     }
 
-    public func openTransport() throws(Errno) -> HCITransport { try HCISocketTransport(index: index, loop: loop) }
+    /// The advertiser's events: command outcomes, hardware errors, and the GATT identity's links
+    /// (LE Meta: LE Connection Complete; Disconnection Complete).
+    public static let advertiserEvents: [UInt8] = HCIDeviceSocket.commandEvents + [0x05, 0x3e]
+
+    public func openTransport() throws(Errno) -> HCITransport {
+        try HCISocketTransport(index: index, loop: loop, events: Self.advertiserEvents)
+    }
 
     public func setPower(up: Bool, _ done: @escaping (Errno?) -> Void) {
         let fd = controlFD(), i = Int32(index)

@@ -13,10 +13,16 @@ public protocol BeaconFrame: Sendable {
     /// The frame in a received advertising payload, or nil when it holds no such frame. Checks
     /// every length before reading: any nearby device can send these bytes.
     static func decode(_ data: ArraySlice<UInt8>) -> Self?
+    /// Connectable and scannable (ADV_IND) rather than ADV_NONCONN_IND: only the GATT identity.
+    var isConnectable: Bool { get }
+    /// The scan response a connectable frame answers scan requests with; empty for the others.
+    var scanResponseData: [UInt8] { get }
 }
 
 extension BeaconFrame {
     public var name: String { Self.name }
+    public var isConnectable: Bool { false }
+    public var scanResponseData: [UInt8] { [] }
     /// True when the payload changes while on air (telemetry): the advertiser refreshes it.
     public var carriesTelemetry: Bool {
         advertisingData(.zero) != advertisingData(Telemetry(uptimeDeciseconds: 1, advertisingCount: 1, temperature: nil))
@@ -76,6 +82,7 @@ public struct ConfiguredFrame: Equatable, Sendable {
     public var name: String { frame.name }
     public static func == (a: ConfiguredFrame, b: ConfiguredFrame) -> Bool {
         a.name == b.name && a.frame.advertisingData(.zero) == b.frame.advertisingData(.zero)
+            && a.frame.scanResponseData == b.frame.scanResponseData
     }
 }
 

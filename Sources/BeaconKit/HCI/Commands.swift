@@ -29,13 +29,17 @@ public struct LEReadNumberOfSupportedAdvertisingSets: HCICommand {
 public struct LESetAdvertisingParameters: HCICommand {
     public static let opcode = HCIOpcode.leSetAdvertisingParameters
     public static let nonConnectableUndirected: UInt8 = 0x03
+    /// ADV_IND: connectable and scannable undirected (the GATT identity).
+    public static let connectableUndirected: UInt8 = 0x00
     public var intervalUnits: UInt16
-    public init(intervalMs: UInt16) {
+    public var connectable: Bool
+    public init(intervalMs: UInt16, connectable: Bool = false) {
         intervalUnits = UInt16(truncatingIfNeeded: AdvertisingInterval.units(milliseconds: UInt32(intervalMs)))
+        self.connectable = connectable
     }
     public var parameters: [UInt8] {
         le16(intervalUnits) + le16(intervalUnits) + [
-            Self.nonConnectableUndirected,
+            connectable ? Self.connectableUndirected : Self.nonConnectableUndirected,
             0x00,                               // own address: public
             0x00, 0, 0, 0, 0, 0, 0,             // peer address type and address: unused
             0x07,                               // channels 37, 38, 39
@@ -65,9 +69,12 @@ public struct LESetAdvertiseEnable: HCICommand {
 public enum AdvertisingEventProperties {
     /// Bit 4 alone: legacy ADV_NONCONN_IND.
     public static let legacyNonConnectable: UInt16 = 0x0010
+    /// Bits 0, 1 and 4: legacy ADV_IND (connectable, scannable, undirected).
+    public static let legacyConnectable: UInt16 = 0x0013
 }
 
-/// LE Set Extended Advertising Parameters with legacy PDU properties (ADV_NONCONN_IND).
+/// LE Set Extended Advertising Parameters with legacy PDU properties (ADV_NONCONN_IND, or ADV_IND
+/// for the GATT identity).
 public struct LESetExtendedAdvertisingParameters: HCICommand {
     public static let opcode = HCIOpcode.leSetExtendedAdvertisingParameters
     /// "Host has no preference" for TX power.
@@ -75,13 +82,15 @@ public struct LESetExtendedAdvertisingParameters: HCICommand {
     public var handle: UInt8
     public var intervalUnits: UInt32
     public var txPower: Int8
-    public init(handle: UInt8, intervalMs: UInt16, txPowerDbm: Int8?) {
+    public var connectable: Bool
+    public init(handle: UInt8, intervalMs: UInt16, txPowerDbm: Int8?, connectable: Bool = false) {
         self.handle = handle
+        self.connectable = connectable
         intervalUnits = AdvertisingInterval.units(milliseconds: UInt32(intervalMs))
         txPower = txPowerDbm ?? Self.noTxPowerPreference
     }
     public var parameters: [UInt8] {
-        [handle] + le16(AdvertisingEventProperties.legacyNonConnectable)
+        [handle] + le16(connectable ? AdvertisingEventProperties.legacyConnectable : AdvertisingEventProperties.legacyNonConnectable)
             + le24(intervalUnits) + le24(intervalUnits)
             + [0x07,                            // channels 37, 38, 39
                0x00,                            // own address: public
@@ -117,6 +126,34 @@ public struct LESetExtendedAdvertisingEnable: HCICommand {
     public var handle: UInt8
     public init(_ enable: Bool, handle: UInt8) { self.enable = enable; self.handle = handle }
     public var parameters: [UInt8] { [enable ? 1 : 0, 1, handle, 0, 0, 0] }
+}
+
+/// LE Set Scan Response Data: a length byte, then 31 bytes zero-padded.
+public struct LESetScanResponseData: HCICommand {
+    public static let opcode = HCIOpcode.leSetScanResponseData
+    public var data: [UInt8]
+    public init(data: [UInt8]) { self.data = Array(data.prefix(31)) }
+    public var parameters: [UInt8] {
+        [UInt8(data.count)] + data + [UInt8](repeating: 0, count: 31 - data.count)
+    }
+}
+
+/// LE Set Extended Scan Response Data, the whole response in one fragment.
+public struct LESetExtendedScanResponseData: HCICommand {
+    public static let opcode = HCIOpcode.leSetExtendedScanResponseData
+    public var handle: UInt8
+    public var data: [UInt8]
+    public init(handle: UInt8, data: [UInt8]) { self.handle = handle; self.data = Array(data.prefix(251)) }
+    public var parameters: [UInt8] { [handle, 0x03, 0x01, UInt8(data.count)] + data }
+}
+
+/// Disconnect (Link Control): ends a connection; 0x13 "remote user terminated connection".
+public struct Disconnect: HCICommand {
+    public static let opcode = HCIOpcode.disconnect
+    public var handle: UInt16
+    public var reason: UInt8
+    public init(handle: UInt16, reason: UInt8 = 0x13) { self.handle = handle; self.reason = reason }
+    public var parameters: [UInt8] { le16(handle & 0x0fff) + [reason] }
 }
 
 public struct LERemoveAdvertisingSet: HCICommand {

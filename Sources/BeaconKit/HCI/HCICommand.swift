@@ -6,6 +6,7 @@ public struct HCIOpcode: RawRepresentable, Hashable, Sendable, CustomStringConve
     public var ogf: UInt8 { UInt8(rawValue >> 10) }
     public var ocf: UInt16 { rawValue & 0x3ff }
 
+    public static let disconnect = HCIOpcode(ogf: 0x01, ocf: 0x0006)
     public static let reset = HCIOpcode(ogf: 0x03, ocf: 0x0003)
     public static let readLocalVersion = HCIOpcode(ogf: 0x04, ocf: 0x0001)
     public static let leSetEventMask = HCIOpcode(ogf: 0x08, ocf: 0x0001)
@@ -28,6 +29,7 @@ public struct HCIOpcode: RawRepresentable, Hashable, Sendable, CustomStringConve
 
     /// Table-driven names for logs.
     static let names: [UInt16: String] = [
+        disconnect.rawValue: "Disconnect",
         reset.rawValue: "Reset",
         readLocalVersion.rawValue: "Read Local Version Information",
         leSetEventMask.rawValue: "LE Set Event Mask",

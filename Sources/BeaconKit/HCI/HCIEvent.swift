@@ -31,6 +31,10 @@ public enum HCIEvent: Equatable, Sendable {
     /// HCI_EV_STACK_INTERNAL from the kernel: a device was registered (1), unregistered (2), went up (3) or down (4).
     case deviceEvent(kind: UInt16, index: UInt16)
     case advertisingReports([AdvertisingReport])
+    /// LE (Enhanced) Connection Complete: `peripheral` when a central connected to our advertising.
+    case leConnectionComplete(status: HCIStatus, handle: UInt16, peripheral: Bool, peer: [UInt8])
+    /// Disconnection Complete.
+    case disconnectionComplete(status: HCIStatus, handle: UInt16, reason: UInt8)
     case other(code: UInt8)
 
     public static let stackInternal: UInt8 = 0xfd
@@ -58,6 +62,9 @@ public enum HCIEvent: Equatable, Sendable {
         case 0x10:
             guard let c = r.u8() else { return .failure(.truncated(needed: 1, had: had)) }
             return .success(.hardwareError(code: c))
+        case 0x05:
+            guard let st = r.u8(), let h = r.u16(), let reason = r.u8() else { return .failure(.truncated(needed: 4, had: had)) }
+            return .success(.disconnectionComplete(status: HCIStatus(rawValue: st), handle: h & 0x0fff, reason: reason))
         case stackInternal:
             // struct evt_stack_internal { u16 type; ... } with type EVT_SI_DEVICE (0x0001):
             // struct evt_si_device { u16 event; u16 dev_id; }.
@@ -70,6 +77,13 @@ public enum HCIEvent: Equatable, Sendable {
             switch sub {
             case 0x02: return decodeLegacyReports(&r).map { .advertisingReports($0) }
             case 0x0d: return decodeExtendedReports(&r).map { .advertisingReports($0) }
+            case 0x01, 0x0a:
+                // Status, handle, role (1: peripheral), peer address type, peer address; the rest
+                // (resolvable addresses, connection parameters) is not needed.
+                guard let st = r.u8(), let h = r.u16(), let role = r.u8(), let _ = r.u8(), let peer = r.bytes(6) else {
+                    return .failure(.truncated(needed: 12, had: had))
+                }
+                return .success(.leConnectionComplete(status: HCIStatus(rawValue: st), handle: h & 0x0fff, peripheral: role == 1, peer: peer))
             default: return .success(.other(code: code))
             }
         default:

@@ -5,6 +5,7 @@ public struct HCIStatus: RawRepresentable, Hashable, Sendable, CustomStringConve
 
     public static let success = HCIStatus(rawValue: 0x00)
     public static let unknownCommand = HCIStatus(rawValue: 0x01)
+    public static let unknownConnection = HCIStatus(rawValue: 0x02)
     public static let hardwareFailure = HCIStatus(rawValue: 0x03)
     public static let memoryCapacityExceeded = HCIStatus(rawValue: 0x07)
     public static let commandDisallowed = HCIStatus(rawValue: 0x0c)

@@ -35,6 +35,8 @@ public struct OnAirPolicy: Sendable {
     var quietRearms: [RearmCause: Int] = [:]
     var quietSince: Int64?
     var pendingQuiet = false
+    /// Centrals connected to the GATT identity, by connection handle, and since when.
+    public internal(set) var connections: [UInt16: Int64] = [:]
 
     public static let backoffBaseMs: Int64 = 50
     /// Also the longest a hung controller goes unprobed, hence recovery ≤ ~2 s after it answers.
@@ -121,11 +123,13 @@ public struct OnAirPolicy: Sendable {
             return rearm(cause: nil, scope: .full, afterMs: Self.settleMs, now: now, force: true)
         case .adapterUnregistered:
             phase = .fault(.missing)
+            connections = [:]
             // The kernel tells us when it is back; the slow retry is only a safety net.
             return abandon() + [.cancel(.probe), .closeAdapter, .warning("\(AdapterFault.missing.rawValue); waiting for it")]
                 + rearm(cause: .removed, scope: .full, afterMs: Self.backoffCapMs, now: now, force: true)
         case .adapterDown:
-            return [.cancel(.probe)] + rearm(cause: .down, scope: .full, afterMs: Self.settleMs, now: now)
+            connections = [:]
+            return [.cancel(.probe), .cancel(.connectionLimit)] + rearm(cause: .down, scope: .full, afterMs: Self.settleMs, now: now)
         case .rfkillChanged:
             guard phase == .fault(.blocked) else { return [] }
             return rearm(cause: .rfkill, scope: .full, afterMs: 0, now: now, force: true)
@@ -138,6 +142,10 @@ public struct OnAirPolicy: Sendable {
                 + rearm(cause: .hardwareError, scope: .full, afterMs: Self.settleMs, now: now)
         case .configChanged(let new, let g):
             return configChanged(new, generation: g)
+        case .centralConnected(let h):
+            return centralConnected(h, now: now)
+        case .centralDisconnected(let h):
+            return centralDisconnected(h, now: now)
         case .stop:
             phase = .stopped
             return abandon() + PolicyTimer.allCases.map { .cancel($0) } + [.disableAdvertising]
@@ -147,13 +155,13 @@ public struct OnAirPolicy: Sendable {
     // MARK: arming
 
     /// Starts an arm with the newest config, redoing what is pending.
-    private mutating func arm() -> [PolicyAction] {
+    mutating func arm() -> [PolicyAction] {
         let scope = pendingScope ?? .full
         // Down and up happens once per step of the ladder, not on every retry after it.
         pendingScope = nil
         armInFlight = generation
         armInFlightScope = scope
-        return [.arm(scope, config, generation: generation), .schedule(.armDeadline, afterMs: Self.armDeadlineMs)]
+        return [.arm(scope, airConfig, generation: generation), .schedule(.armDeadline, afterMs: Self.armDeadlineMs)]
     }
 
     /// Gives up the arm in flight, if any.
@@ -199,6 +207,8 @@ public struct OnAirPolicy: Sendable {
             guard armInFlight != nil else { return [] }
             return abandon() + [.warning("arming took over \(Self.armDeadlineMs / 1000) s; giving it up and retrying")]
                 + failed(.timeout, now: now)
+        case .connectionLimit:
+            return connectionLimitReached(now: now)
         }
     }
 

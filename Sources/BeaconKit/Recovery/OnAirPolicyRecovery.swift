@@ -1,6 +1,7 @@
 /// The recovery half of the on-air policy: failures, the escalation ladder, interference.
 extension OnAirPolicy {
     mutating func failed(_ failure: ArmFailure, now: Int64) -> [PolicyAction] {
+        if case .rejected = failure, !connections.isEmpty { return refusedWhileConnected() }
         consecutiveFailures += 1
         let fault: AdapterFault
         let cause: RearmCause
@@ -43,7 +44,7 @@ extension OnAirPolicy {
         switch fault {
         case .hung, .failing: ladderFailures += 1
         case .missing, .blocked: ladderFailures = 0; escalation = .retrying; return []
-        case .down, .busy: return []
+        case .down, .busy, .connected: return []
         }
         if escalation == .retrying && ladderFailures >= Self.powerCycleAfter {
             escalation = .powerCycled

@@ -17,10 +17,11 @@ public enum ArmScope: Int, Comparable, Sendable {
         if new.bluetooth.intervalMs != old.bluetooth.intervalMs || new.bluetooth.txPowerDbm != old.bluetooth.txPowerDbm {
             return .parameters
         }
+        let oldFrames = old.airFrames(), newFrames = new.airFrames()
         // Frames added or removed: the slots are laid out anew.
-        if new.frames.map(\.name) != old.frames.map(\.name) { return .parameters }
+        if newFrames.map(\.name) != oldFrames.map(\.name) { return .parameters }
         // Only the frames whose bytes changed are sent again.
-        if new.frames != old.frames { return .data }
+        if newFrames != oldFrames { return .data }
         return nil
     }
 }
@@ -41,6 +42,9 @@ public enum AdapterFault: String, Equatable, Sendable {
     case hung = "controller not answering"
     case failing = "controller failing"
     case busy = "adapter held by another program (HCI user channel)"
+    /// The controller refuses advertising while a central is connected to the GATT identity:
+    /// the frames resume at the disconnection (at most `OnAirPolicy.connectionLimitMs` away).
+    case connected = "central connected; the controller advertises again when it disconnects"
 }
 
 /// Re-arm causes, counted for STATUS=, the log and the metrics.
@@ -65,6 +69,8 @@ public enum Escalation: String, Equatable, Sendable {
 /// The policy's timers; each adapter session keeps one loop timer per case.
 public enum PolicyTimer: CaseIterable, Sendable {
     case rearm, probe, rotate, telemetry, armDeadline
+    /// The oldest central connection reaches `OnAirPolicy.connectionLimitMs`.
+    case connectionLimit
 }
 
 /// What an arm put on air, as the advertiser reports it.
@@ -96,6 +102,11 @@ public enum PolicyEvent: Equatable, Sendable {
     case timer(PolicyTimer)
     /// A new config was accepted for this adapter (generation: the daemon's count of applied configs).
     case configChanged(BeaconConfig, generation: Int)
+    /// A central connected to (disconnected from) our connectable advertising: LE Connection
+    /// Complete in the peripheral role, Disconnection Complete, or a Disconnect refused because
+    /// the link was already gone.
+    case centralConnected(handle: UInt16)
+    case centralDisconnected(handle: UInt16)
     case stop
 }
 
@@ -117,4 +128,6 @@ public enum PolicyAction: Equatable, Sendable {
     case warning(String)
     /// The escalation's last step (SPEC §5): the service should be restarted now.
     case requestRestart
+    /// End a central's connection (held past `OnAirPolicy.connectionLimitMs`).
+    case disconnect(handle: UInt16)
 }
