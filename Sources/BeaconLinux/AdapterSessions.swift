@@ -31,6 +31,10 @@ public final class AdapterSessions {
     public var onRestartRequested: () -> Void = {}
     /// The adapter changed (the daemon points its HCI monitor filter there).
     public var onAdapterChanged: (UInt16) -> Void = { _ in }
+    /// Serves the GATT identity's service for the current adapter and config (nil in tests).
+    public var gatt: GATTIdentityService? {
+        didSet { gatt?.onChange = { [unowned self] in publishStatus() } }
+    }
 
     public static let retireCommandTimeoutMs: Int64 = 1000
     public static let retireDeadlineMs: Int64 = 10_000
@@ -47,6 +51,11 @@ public final class AdapterSessions {
         if let bytes { remember(bytes) }
         session = makeSession(config)
         session.start()
+        serveGATT()
+    }
+
+    private func serveGATT() {
+        gatt?.serve(adapterIndex: config.bluetooth.adapterIndex, identity: config.gattIdentity)
     }
 
     private func makeSession(_ config: BeaconConfig) -> AdapterSession {
@@ -93,6 +102,7 @@ public final class AdapterSessions {
         } else {
             session.configChanged(new, generation: generation)
         }
+        serveGATT()
         publishStatus()
     }
 
@@ -158,7 +168,9 @@ public final class AdapterSessions {
         let a = session.advertiser
         return DaemonStatus(phase: phase, escalation: p.escalation, ladderFailures: p.ladderFailures, rearms: p.rearms,
                             refusedEdit: refusedEdit, adapter: session.adapter, beacon: describe(session.config),
-                            mode: a.mode, intervalMs: Int(a.effectiveIntervalMs), frames: session.config.frames.map(\.name))
+                            mode: a.mode, intervalMs: Int(a.effectiveIntervalMs), frames: session.config.frames.map(\.name),
+                            gattServer: session.config.gattIdentity == nil ? nil : gatt?.server?.rawValue ?? "nobody (see log)",
+                            centrals: p.connections.count)
     }
 
     /// Computes the status once; every output sees it only when it changed (or when `force`d:
@@ -185,6 +197,7 @@ public final class AdapterSessions {
         for s in [session!] + retiring {
             s.retire(commandTimeoutMs: deadlineMs, deadlineMs: deadlineMs, finish)
         }
+        gatt?.stop()
         publishStatus()
     }
 }

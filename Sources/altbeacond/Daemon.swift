@@ -51,6 +51,7 @@ final class Daemon {
         }
         sessions.onRestartRequested = { [unowned self] in restartNow() }
         sessions.onAdapterChanged = { [unowned self] _ in retargetMonitor() }
+        sessions.gatt = GATTIdentityService(loop: loop, log: log, bluetoothd: nil)
     }
 
     var config: BeaconConfig { sessions.config }
@@ -58,9 +59,6 @@ final class Daemon {
     func start(bytes: [UInt8]?) {
         log.info("altbeacond \(version): beacon \(describe(config)) on \(config.bluetooth.adapter), every \(config.bluetooth.intervalMs) ms")
         if let leds = config.leds { setLights(StatusLights(settings: leds, loop: loop, log: log)) }
-        if config.gattIdentity != nil {
-            log.warning("[gatt_identity] is checked but not yet put on air by this version (no connectable advertising, no GATT service)")
-        }
         watchSignals()
         watchControl()
         watchMonitorFirst()

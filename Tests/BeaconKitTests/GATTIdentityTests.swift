@@ -150,7 +150,7 @@ final class GATTIdentityTests: XCTestCase {
             "scan-response[gatt-identity]: 0609" + "4c6f626279",
         ])
         // Plainly said: checked, not on air in this version; the frames on air are unchanged.
-        XCTAssertTrue(out.contains("gatt-identity:      checked only: this version does not advertise it or serve its GATT service yet"),
+        XCTAssertTrue(out.contains("gatt-identity:      connectable (ADV_IND), one central at a time, each disconnected after 30 s"),
                       out.joined(separator: "\n"))
         XCTAssertTrue(out.contains("frames:             altbeacon"))
         XCTAssertTrue(out.contains("  service:          8C422626-0C6E-4B86-8EC7-9147B233D97E"))

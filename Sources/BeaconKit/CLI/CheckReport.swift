@@ -68,10 +68,10 @@ public enum CheckReport {
         return lines
     }
 
-    /// `[gatt_identity]`, said plainly to be checked only: nothing of it goes on air yet.
+    /// `[gatt_identity]`: what a central finds and reads.
     static func gattIdentityLines(_ g: GATTIdentity) -> [String] {
         [
-            "\(GATTIdentity.name):      checked only: this version does not advertise it or serve its GATT service yet",
+            "\(GATTIdentity.name):      connectable (ADV_IND), one central at a time, each disconnected after 30 s",
             "  service:          \(GATTIdentity.uuidString(onAir: GATTIdentity.serviceUUID))",
             "  characteristic:   \(GATTIdentity.uuidString(onAir: GATTIdentity.characteristicUUID)) (read: the identifier)",
             "  identifier:       \(g.identifier)",

@@ -25,10 +25,15 @@ public struct DaemonStatus: Equatable, Sendable {
     public var intervalMs: Int
     /// The frames configured, by name.
     public var frames: [String]
+    /// Who serves the GATT identity ("bluetoothd (D-Bus)", "altbeacond (own ATT server)"); nil
+    /// without `[gatt_identity]`.
+    public var gattServer: String?
+    /// Centrals connected to the GATT identity now.
+    public var centrals: Int
 
     public init(phase: Phase, escalation: Escalation = .retrying, ladderFailures: Int = 0, rearms: [RearmCause: Int] = [:],
                 refusedEdit: String? = nil, adapter: String, beacon: String, mode: String = "", intervalMs: Int = 0,
-                frames: [String] = []) {
+                frames: [String] = [], gattServer: String? = nil, centrals: Int = 0) {
         self.phase = phase
         self.escalation = escalation
         self.ladderFailures = ladderFailures
@@ -39,6 +44,8 @@ public struct DaemonStatus: Equatable, Sendable {
         self.mode = mode
         self.intervalMs = intervalMs
         self.frames = frames
+        self.gattServer = gattServer
+        self.centrals = centrals
     }
 
     /// What the LEDs show (SPEC §4).
@@ -46,6 +53,8 @@ public struct DaemonStatus: Equatable, Sendable {
         switch phase {
         case .starting, .arming: .starting
         case .advertising: refusedEdit == nil ? .advertising : .advertisingWithRefusedEdit
+        // Expected, not a fault: the frames come back at the disconnection (at most 30 s).
+        case .fault(.connected): .starting
         case .fault: .adapterFault
         case .stopping: .stopped
         }
@@ -63,6 +72,8 @@ public struct DaemonStatus: Equatable, Sendable {
         switch phase {
         case .starting, .arming: s = "arming \(on)"
         case .advertising: s = "advertising \(on)"
+        case .fault(.connected):
+            s = "\(on): \(AdapterFault.connected.rawValue)"
         case .fault(let f):
             s = "\(f.rawValue) (\(adapter)); beacon off air, "
             let failed = ladderFailures > 0 ? " (\(ladderFailures) failed re-arms)" : ""
@@ -72,6 +83,10 @@ public struct DaemonStatus: Equatable, Sendable {
             case .restartRequested: s += "restarting the service" + failed
             }
         case .stopping: s = "stopping"
+        }
+        if let g = gattServer {
+            s += "; GATT identity served by \(g)"
+            if centrals > 0 { s += ", \(centrals) central\(centrals == 1 ? "" : "s") connected" }
         }
         if refusedEdit != nil { s += "; last config edit refused, see log" }
         let rearms = rearmSummary
@@ -93,7 +108,7 @@ public func describe(_ b: BeaconIdentity) -> String {
 /// The AltBeacon identity, then the other frames by name.
 public func describe(_ c: BeaconConfig) -> String {
     let altbeacon = c.frames.contains { $0.frame is AltBeaconFrame }
-    let others = c.frames.filter { !($0.frame is AltBeaconFrame) }.map(\.name)
+    let others = c.airFrames().filter { !($0.frame is AltBeaconFrame) }.map(\.name)
     if !altbeacon { return others.joined(separator: " + ") }
     return describe(c.beacon) + (others.isEmpty ? "" : " + " + others.joined(separator: " + "))
 }

@@ -15,7 +15,7 @@
 // with extended commands; stale legacy data can then show up.
 //
 // usage: observe [-i hciN] [--hex HEX] [--until-hex HEX] [--count N] [--timeout MS]
-//                [--absent-for MS] [--poll MS] [--scan auto|legacy|ext] [--no-setup] [--quiet]
+//                [--absent-for MS] [--poll MS] [--scan auto|legacy|ext] [--no-setup] [--active] [--quiet]
 //   -i hciN          controller to scan with (default hci1); brought up if down
 //   --hex HEX        only consider reports whose data equals HEX (others are ignored)
 //   --until-hex HEX  same as --hex HEX --count 1
@@ -27,6 +27,7 @@
 //   --poll MS        re-arm scanning every MS (default 100; 0 = enable once, for real radios)
 //   --scan FAMILY    auto (default: legacy, plus extended if supported), legacy, or ext
 //   --no-setup       do not touch scan state: just listen (another observer scans)
+//   --active         active scanning: scan responses are reported too (as their own lines)
 //   --quiet          do not print reports (the final line of --count/--absent-for still prints)
 // exit: 0 success, 1 timeout/condition not met, 2 usage or HCI error.
 // On success with --count, the last line printed on stdout is "heard <ms>" (monotonic ms of the
@@ -206,14 +207,14 @@ static int unhex(const char *s, uint8_t *out, int max) {
 static void usage(void) {
     fprintf(stderr, "usage: observe [-i hciN] [--hex HEX] [--until-hex HEX] [--count N] "
                     "[--timeout MS] [--absent-for MS] [--poll MS] [--scan auto|legacy|ext] "
-                    "[--no-setup] [--quiet]\n");
+                    "[--no-setup] [--active] [--quiet]\n");
     exit(2);
 }
 
 int main(int argc, char **argv) {
     const char *dev = "hci1", *scan = "auto";
     long timeout = -1, absent = -1, pollms = 100;
-    int setup = 1;
+    int setup = 1, active = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -230,6 +231,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--poll") && v) { pollms = atol(v); i++; }
         else if (!strcmp(a, "--scan") && v) { scan = v; i++; }
         else if (!strcmp(a, "--no-setup")) setup = 0;
+        else if (!strcmp(a, "--active")) active = 1;
         else if (!strcmp(a, "--quiet")) quiet = 1;
         else usage();
     }
@@ -278,7 +280,7 @@ int main(int argc, char **argv) {
         if (use_legacy) {
             legacy_scan(0);
             // passive, interval = window = 10 ms, public address, accept all
-            uint8_t p[7] = {0x00, 0x10, 0x00, 0x10, 0x00, 0x00, 0x00};
+            uint8_t p[7] = {(uint8_t)active, 0x10, 0x00, 0x10, 0x00, 0x00, 0x00};
             st = le_cmd(0x000b, p, sizeof(p), NULL, 0);
             if ((st == 0x0c || st == 0x01) && has_ext && strcmp(scan, "legacy")) {
                 fprintf(stderr, "observe: legacy scan refused (0x%02x), extended only\n", st);
@@ -292,7 +294,7 @@ int main(int argc, char **argv) {
         if (use_ext) {
             ext_scan(0);
             // public address, accept all, 1M PHY: passive, interval 10 ms, window 10 ms
-            uint8_t p[8] = {0x00, 0x00, 0x01, 0x00, 0x10, 0x00, 0x10, 0x00};
+            uint8_t p[8] = {0x00, 0x00, 0x01, (uint8_t)active, 0x10, 0x00, 0x10, 0x00};
             st = le_cmd(0x0041, p, sizeof(p), NULL, 0);
             if (st != 0) {
                 fprintf(stderr, "observe: LE Set Extended Scan Parameters: status %d\n", st);

@@ -1,0 +1,79 @@
+import BeaconKit
+
+/// bluetoothd's side of the GATT identity: registering the service over D-Bus
+/// (`BlueZGATTApplication`), or a fake in unit tests.
+public protocol BluetoothdGATT: AnyObject {
+    /// On the loop, whenever bluetoothd starts or stops serving the identity.
+    var onServing: ((Bool) -> Void)? { get set }
+    var isServing: Bool { get }
+    func serve(adapterIndex: UInt16, identity: GATTIdentity)
+    func stop()
+}
+
+/// Who serves the GATT identity's service (SPEC §3): bluetoothd over D-Bus when it runs (it owns
+/// the adapter's ATT channel then), else our own ATT server. It switches when bluetoothd starts or
+/// stops, says so in the log, and the status names the path. Until bluetoothd confirms, our own
+/// server listens, so a central is never left without the service.
+public final class GATTIdentityService {
+    public enum Server: String, Sendable {
+        case bluetoothd = "bluetoothd (D-Bus)"
+        case own = "altbeacond (own ATT server)"
+    }
+
+    private let log: Logger
+    private let bluetoothd: BluetoothdGATT?
+    private let own: ATTListener
+    private var identity: GATTIdentity?
+    private var adapterIndex: UInt16 = 0
+    public private(set) var server: Server?
+    /// The server changed (the status shows it).
+    public var onChange: () -> Void = {}
+
+    public init(loop: EventLoop, log: Logger, bluetoothd: BluetoothdGATT?) {
+        self.log = log
+        self.bluetoothd = bluetoothd
+        own = ATTListener(loop: loop, log: log, identity: GATTIdentity(identifier: "-"))
+        bluetoothd?.onServing = { [unowned self] serving in switchServer(bluetoothdServes: serving) }
+    }
+
+    /// Serves `identity` on adapter `index`; nil stops serving.
+    public func serve(adapterIndex index: UInt16, identity new: GATTIdentity?) {
+        guard let new else { return stop() }
+        guard new != identity || index != adapterIndex else { return }
+        identity = new
+        adapterIndex = index
+        own.update(identity: new)
+        bluetoothd?.serve(adapterIndex: index, identity: new)
+        switchServer(bluetoothdServes: bluetoothd?.isServing ?? false)
+    }
+
+    public func stop() {
+        identity = nil
+        bluetoothd?.stop()
+        own.stop()
+        if server != nil { server = nil; onChange() }
+    }
+
+    private func switchServer(bluetoothdServes: Bool) {
+        guard identity != nil else { return }
+        let next: Server = bluetoothdServes ? .bluetoothd : .own
+        if next == .own {
+            do throws(Errno) {
+                try own.start()
+            } catch {
+                log.error("GATT identity: cannot listen on the LE ATT channel (\(error)); the identity cannot be read")
+                if server != nil { server = nil; onChange() }
+                return
+            }
+        } else {
+            own.stop()
+        }
+        guard next != server else { return }
+        server = next
+        switch next {
+        case .bluetoothd: log.info("GATT identity served by bluetoothd over D-Bus (hci\(adapterIndex))")
+        case .own: log.info("GATT identity served by altbeacond's own ATT server (bluetoothd is not serving it)")
+        }
+        onChange()
+    }
+}

@@ -1,1 +1,0 @@
-// Headers only; see include/CLinux.h.
