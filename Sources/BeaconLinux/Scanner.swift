@@ -40,9 +40,9 @@ public enum ScanFailure: Error, Equatable, Sendable, CustomStringConvertible {
     }
 }
 
-/// A passive LE observer on one controller, over the same command path as the beacon (an
+/// An LE observer on one controller, over the same command path as the beacon (an
 /// `HCICommandChannel` on the adapter's raw HCI socket, with LE Meta events let through): passive
-/// scanning with duplicate filtering off (so RSSI keeps updating), legacy commands first, extended
+/// scanning (active with `active`) with duplicate filtering off (so RSSI keeps updating), legacy commands first, extended
 /// ones where the controller refuses legacy scanning (SPEC §3's Command Disallowed rule holds for
 /// scanning too). Nothing here waits: every `done` runs on a later loop turn than its call.
 public final class Scanner {
@@ -60,6 +60,9 @@ public final class Scanner {
     public var onReports: ([AdvertisingReport]) -> Void = { _ in }
     /// The adapter's socket broke while scanning (it went away under us).
     public var onLost: (Errno) -> Void = { _ in }
+    /// Active scanning: scan requests go out, so scannable devices' scan responses are reported
+    /// too (the GATT identity's name is in its scan response). Set before `start`.
+    public var active = false
 
     private let controller: ControllerAccess
     private let exists: () throws(Errno) -> Bool
@@ -71,6 +74,8 @@ public final class Scanner {
     private var lost: Errno?
     /// The family whose enable command is in flight: `stop` disables it too.
     private var enabling: ScanFamily?
+    /// The family `pause` took scanning off in: `resume` enables it again.
+    private var paused: ScanFamily?
     /// Bumped by `stop` and `close`: completions of an older sequence are dropped.
     private var generation = 0
 
@@ -95,7 +100,7 @@ public final class Scanner {
         self.openTransport = openTransport
     }
 
-    /// Opens the adapter, brings it up (off the loop), sets passive scan parameters and enables
+    /// Opens the adapter, brings it up (off the loop), sets scan parameters and enables
     /// scanning. `done` runs once, on a later loop turn: nil when scanning, else why not (the
     /// adapter is then closed). A `stop` or `close` meanwhile supersedes it: `done` is not called.
     public func start(_ done: @escaping (ScanFailure?) -> Void) {
@@ -159,7 +164,7 @@ public final class Scanner {
     }
 
     /// Disables scanning first (parameters cannot change while scanning; disabled already is no
-    /// failure), sets passive parameters, then enables scanning with duplicates reported.
+    /// failure), sets the parameters (passive unless `active`), then enables scanning with duplicates reported.
     /// A parameters command refused with Command Disallowed means someone enabled scanning
     /// between our disable and it (an observer still stopping): disable and try once more.
     private func enable(_ fam: ScanFamily, _ gen: Int, retried: Bool = false, _ done: @escaping StepDone) {
@@ -167,11 +172,11 @@ public final class Scanner {
         switch fam {
         case .legacy:
             off = LESetScanEnable(false)
-            parameters = LESetScanParameters(active: false)
+            parameters = LESetScanParameters(active: active)
             on = LESetScanEnable(true, filterDuplicates: false)
         case .extended:
             off = LESetExtendedScanEnable(false)
-            parameters = LESetExtendedScanParameters(active: false)
+            parameters = LESetExtendedScanParameters(active: active)
             on = LESetExtendedScanEnable(true, filterDuplicates: false)
         }
         run(off, gen, tolerating: [.commandDisallowed]) { [weak self] f in
@@ -211,8 +216,30 @@ public final class Scanner {
         run(off, gen, timeoutMs: timeoutMs, tolerating: [.commandDisallowed], done)
     }
 
+    /// Takes scanning off for a while, the adapter kept open (a connection of ours is being made:
+    /// see `resume`); `done` as for `stop`.
+    public func pause(_ done: @escaping StepDone) {
+        paused = family ?? enabling ?? paused
+        stop(done)
+    }
+
+    /// Scanning on again after `pause`, in the same family with the same parameters. `done` runs
+    /// once, on a later loop turn: nil when scanning, else why not. A `stop` or `close` meanwhile
+    /// supersedes it.
+    public func resume(_ done: @escaping (ScanFailure?) -> Void) {
+        generation += 1
+        let gen = generation
+        guard let fam = paused else { return loop.post { done(.io(Errno(EBADF))) } }
+        enable(fam, gen) { [weak self] f in
+            guard let self, gen == generation else { return }
+            if f == nil { paused = nil }
+            done(f.map { ScanFailure($0) })
+        }
+    }
+
     public func close() {
         generation += 1
+        paused = nil
         family = nil
         enabling = nil
         channel?.close()

@@ -18,6 +18,8 @@ private final class ScriptedScanController: HCITransport, ControllerAccess {
     var silentFrom = Int.max
     var powerError: Errno?
     var sent: [HCIOpcode] = []
+    /// The parameters each opcode was last sent with.
+    var parameters: [HCIOpcode: [UInt8]] = [:]
     private var onPacket: ((ArraySlice<UInt8>) -> Void)?
     private var onLost: ((Errno) -> Void)?
 
@@ -27,6 +29,7 @@ private final class ScriptedScanController: HCITransport, ControllerAccess {
     func write(_ packet: [UInt8]) throws(Errno) {
         let op = HCIOpcode(rawValue: UInt16(packet[1]) | UInt16(packet[2]) << 8)
         sent.append(op)
+        parameters[op] = Array(packet.dropFirst(4))
         if silent.contains(op) || sent.count > silentFrom { return }
         var rp: [UInt8] = [statuses[op]?.rawValue ?? 0]
         if op == .leReadLocalFeatures { rp += [0, extendedFeature ? 0x10 : 0, 0, 0, 0, 0, 0, 0] }
@@ -186,5 +189,83 @@ final class ScannerTests: XCTestCase {
         settle()
         XCTAssertEqual(lost, .noDevice)
         XCTAssertEqual(stop(s), HCICommandFailure.io(.noDevice))
+    }
+
+    func testPassiveUnlessActive() {
+        XCTAssertNil(start(makeScanner()))
+        XCTAssertEqual(controller.parameters[.leSetScanParameters], [0x00, 0x10, 0x00, 0x10, 0x00, 0x00, 0x00])
+        setUp()
+        let s = makeScanner()
+        s.active = true
+        XCTAssertNil(start(s))
+        XCTAssertEqual(controller.parameters[.leSetScanParameters]?.first, 0x01, "scan requests: scan responses are reported")
+        setUp()
+        controller.statuses[.leSetScanParameters] = .commandDisallowed
+        let e = makeScanner()
+        e.active = true
+        XCTAssertNil(start(e))
+        XCTAssertEqual(controller.parameters[.leSetExtendedScanParameters]?[3], 0x01)
+    }
+
+    /// `--read-identity` pauses around each connection: scanning off (no reports meanwhile),
+    /// then on again in the family it was in, with the same parameters.
+    func testPauseThenResumeInTheSameFamily() {
+        controller.statuses[.leSetScanParameters] = .commandDisallowed
+        let s = makeScanner()
+        s.active = true
+        XCTAssertNil(start(s))
+        XCTAssertEqual(s.family, ScanFamily.extended)
+        var heard = 0
+        s.onReports = { heard += $0.count }
+        var paused: HCICommandFailure?? = nil
+        s.pause { paused = .some($0) }
+        settle()
+        XCTAssertEqual(paused, .some(nil))
+        XCTAssertNil(s.family)
+        XCTAssertEqual(controller.sent.last, .leSetExtendedScanEnable)
+        XCTAssertEqual(controller.parameters[.leSetExtendedScanEnable]?.first, 0x00)
+        controller.deliver([0x3e, 14, 0x02, 1, 0x03, 0x00, 1, 2, 3, 4, 5, 6, 2, 0xaa, 0xbb, 0xc4])
+        settle()
+        XCTAssertEqual(heard, 0, "no reports while paused")
+        let before = controller.sent.count
+        var resumed: ScanFailure?? = nil
+        s.resume { resumed = .some($0) }
+        settle()
+        XCTAssertEqual(resumed, .some(nil))
+        XCTAssertEqual(Array(controller.sent[before...]), [.leSetExtendedScanEnable, .leSetExtendedScanParameters, .leSetExtendedScanEnable])
+        XCTAssertEqual(controller.parameters[.leSetExtendedScanParameters]?[3], 0x01, "still active")
+        XCTAssertEqual(s.family, ScanFamily.extended)
+        controller.deliver([0x3e, 14, 0x02, 1, 0x03, 0x00, 1, 2, 3, 4, 5, 6, 2, 0xaa, 0xbb, 0xc4])
+        settle()
+        XCTAssertEqual(heard, 1)
+    }
+
+    func testResumeFailuresAndSupersession() {
+        let s = makeScanner()
+        XCTAssertNil(start(s))
+        var r: ScanFailure?? = nil
+        s.resume { r = .some($0) }
+        settle()
+        XCTAssertEqual(r, .some(.io(Errno(EBADF))), "nothing paused")
+        s.pause { _ in }
+        settle()
+        controller.statuses[.leSetScanEnable] = .hardwareFailure
+        r = nil
+        s.resume { r = .some($0) }
+        settle()
+        XCTAssertEqual(r, .some(.command(.status(.leSetScanEnable, .hardwareFailure))))
+        // A stop while resuming supersedes the resume: it does not report.
+        controller.statuses = [:]
+        r = nil
+        let c = controller.sent.count
+        controller.silentFrom = c + 2   // disable and parameters answered, the enable not
+        s.resume { r = .some($0) }
+        for _ in 0..<100 where controller.sent.count < c + 3 { loop.runOnce() }
+        XCTAssertEqual(controller.sent.count, c + 3, "the enable is in flight")
+        controller.silentFrom = .max
+        XCTAssertNil(stop(s))
+        while loop.now < 5000 && loop.scheduledTimerCount > 0 { loop.runOnce() }
+        XCTAssertNil(r)
+        XCTAssertNil(s.family)
     }
 }
