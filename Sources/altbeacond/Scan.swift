@@ -3,7 +3,8 @@ import BeaconLinux
 import Glibc
 
 /// `altbeacond scan`: observer mode. One loop over the adapter's HCI command channel, the control
-/// socket and signalfd; the table, lines and JSON come from BeaconKit's pure Scan code.
+/// socket and signalfd; the table, lines and JSON come from BeaconKit's pure Scan code. With
+/// `--read-identity`, devices advertising the GATT identity are read too (`IdentityReads`).
 final class ScanSession {
     static let tickMs: Int64 = 500   // at most two redraws a second
     /// At the end, how long disabling scanning may take before the scan ends anyway.
@@ -15,6 +16,7 @@ final class ScanSession {
     let control: HCIControlSocket
     let signals: SignalDescriptor
     let json: Bool
+    let readIdentity: Bool
     /// A live table only on a terminal; a pipe gets one line per new, changed or gone beacon frame.
     let live: Bool
     let log: Logger
@@ -23,13 +25,18 @@ final class ScanSession {
     let timeoutTimer: LoopTimer
     let stopTimer: LoopTimer
     var table = BeaconTable()
+    /// Local names by address: the GATT identity's is in its scan response.
+    var names = LocalNames()
+    var reads: IdentityReads?
+    /// The live table shows the latest read results under it.
+    var readResults: [IdentityReadReport] = []
     var exitCode = ExitCode.ok
     var dirty = true
     /// The scan is ending: scanning is being disabled, nothing more is listed.
     var finishing = false
 
     init(adapter: String, scanner: Scanner, control: HCIControlSocket, signals: SignalDescriptor,
-         loop: EventLoop, log: Logger, json: Bool) {
+         loop: EventLoop, log: Logger, json: Bool, readIdentity: Bool) {
         self.adapter = adapter
         self.scanner = scanner
         self.control = control
@@ -37,6 +44,7 @@ final class ScanSession {
         self.loop = loop
         self.log = log
         self.json = json
+        self.readIdentity = readIdentity
         live = !json && isatty(1) == 1
         tickTimer = loop.makeTimer()
         timeoutTimer = loop.makeTimer()
@@ -48,6 +56,9 @@ final class ScanSession {
             for s in signals.read() where s == SIGINT || s == SIGTERM { finish() }
         }
         scanner.onReports = { [unowned self] in received($0) }
+        // Active only to read identities: the identity's name is in its scan response, and a
+        // scan that connects is not silent anyway; a plain scan sends nothing on air.
+        scanner.active = readIdentity
         scanner.onLost = { [unowned self] e in
             guard !finishing else { return }
             log.error("\(adapter) stopped answering (\(e)); scan ended")
@@ -67,7 +78,8 @@ final class ScanSession {
     }
 
     private func scanning(timeoutSeconds: UInt32?) {
-        log.info("scanning on \(adapter) (\(scanner.family?.rawValue ?? "?") commands, passive, duplicates reported)")
+        log.info("scanning on \(adapter) (\(scanner.family?.rawValue ?? "?") commands, \(mode), duplicates reported)")
+        if readIdentity { startReads() }
         // A downed adapter stops reporting without an error on the socket: the kernel says so here.
         loop.watch(control.fd) { [unowned self] in
             for (kind, i) in (try? control.readDeviceEvents()) ?? [] where i == scanner.index && (kind == .down || kind == .unregistered) {
@@ -90,6 +102,7 @@ final class ScanSession {
         finishing = true
         tickTimer.cancel()
         timeoutTimer.cancel()
+        reads?.stop()
         scanner.stop { [unowned self] f in
             if let f { log.warning("could not disable scanning on \(adapter): \(f)") }
             loop.stop()
@@ -98,10 +111,12 @@ final class ScanSession {
     }
 
     private func received(_ reports: [AdvertisingReport]) {
-        let now = monotonicMilliseconds()
+        let now = listeningMs
         for r in reports {
-            for s in Sighting.all(in: r, atMs: now) {
+            let listed = Sighting.listed(in: r, atMs: now, names: &names, table: table)
+            for s in listed {
                 guard !finishing else { return }
+                if s.frame is HeardGATTIdentity, GATTIdentity.isAdvertised(in: r.data[...]) { reads?.consider(r) }
                 let change = table.record(s)
                 if json {
                     emit(s.jsonLine + "\n")
@@ -111,18 +126,20 @@ final class ScanSession {
                     emit(BeaconTable.line(change == .new ? "new" : "changed", s) + "\n")
                 }
             }
+            // A read waiting for this device's name (its scan response) may go now.
+            if let reads, HeardGATTIdentity.localName(in: r.data[...]) != nil { reads.nameHeard() }
         }
     }
 
     /// Every tick: drop beacons unheard for 8.5 s and redraw the live table.
     private func tick() {
-        let now = monotonicMilliseconds()
+        let now = listeningMs
         let gone = table.expire(nowMs: now)
         if !json && !live { for s in gone { emit(BeaconTable.line("gone", s) + "\n") } }
         if live {
             // The "heard" column ages, so redraw while anything is listed.
             if dirty || !gone.isEmpty || table.count > 0 {
-                emit(Self.clearScreen + table.render(nowMs: now, title: title))
+                emit(Self.clearScreen + table.render(nowMs: now, title: title) + readResults.map { $0.line + "\n" }.joined())
             }
             dirty = false
         }
@@ -130,9 +147,51 @@ final class ScanSession {
     }
 
     private var title: String {
-        "altbeacond scan on \(adapter) (\(scanner.family?.rawValue ?? "-") passive scan), "
+        "altbeacond scan on \(adapter) (\(scanner.family?.rawValue ?? "-") \(mode) scan), "
             + "\(table.count) beacon\(table.count == 1 ? "" : "s"); unheard for 8.5 s are dropped; Ctrl-C ends"
     }
+
+    private var mode: String { readIdentity ? "active" : "passive" }
+
+    /// The clock of the table: paused reads do not count as unheard time.
+    private var listeningMs: Int64 { reads?.listeningMs() ?? monotonicMilliseconds() }
+
+    /// The reader needs the adapter's own address, known once it is up (scanning).
+    private func startReads() {
+        let address: [UInt8]
+        do throws(Errno) {
+            address = try adapterAddress(control: control, index: scanner.index)
+        } catch {
+            log.error("cannot read \(adapter)'s address (\(error)); --read-identity needs it")
+            exitCode = ExitCode.unavailable
+            return finish()
+        }
+        let r = IdentityReads(scanner: scanner, reader: IdentityReader(loop: loop, adapterAddress: address), loop: loop, log: log,
+                              hasName: { [unowned self] in names[$0] != nil })
+        r.onResult = { [unowned self] report in identityRead(report) }
+        r.onResumeFailed = { [unowned self] f in
+            guard !finishing else { return }
+            log.error("could not scan again on \(adapter) after reading an identity (\(f)); scan ended")
+            exitCode = ExitCode.unavailable
+            finish()
+        }
+        reads = r
+    }
+
+    private func identityRead(_ r: IdentityReadReport) {
+        var r = r
+        r.name = names[r.address]
+        if json {
+            emit(r.jsonLine + "\n")
+        } else if live {
+            readResults = Array((readResults + [r]).suffix(Self.readResultsShown))
+            dirty = true
+        } else {
+            emit(r.line + "\n")
+        }
+    }
+
+    static let readResultsShown = 20
 
     /// Writes to stdout; a closed pipe (`| head`) ends the scan instead of being ignored.
     private func emit(_ s: String) {
@@ -140,7 +199,7 @@ final class ScanSession {
     }
 }
 
-func scanCommand(adapter: String, timeoutSeconds: UInt32?, json: Bool) -> Int32 {
+func scanCommand(adapter: String, timeoutSeconds: UInt32?, json: Bool, readIdentity: Bool) -> Int32 {
     if let code = requireBluetoothCapabilities(for: "scanning") { return code }
     guard let index = parseAdapterIndex(adapter) else {
         writeStandardError("altbeacond: --adapter takes hciN, not '\(adapter)'\n")
@@ -158,7 +217,8 @@ func scanCommand(adapter: String, timeoutSeconds: UInt32?, json: Bool) -> Int32 
     let scanner = Scanner(control: control, index: index, loop: loop, log: log)
     // The loop outlives everything that holds its timers.
     return withExtendedLifetime(loop) {
-        ScanSession(adapter: adapter, scanner: scanner, control: control, signals: signals, loop: loop, log: log, json: json)
+        ScanSession(adapter: adapter, scanner: scanner, control: control, signals: signals, loop: loop, log: log, json: json,
+                    readIdentity: readIdentity)
             .run(timeoutSeconds: timeoutSeconds)
     }
 }

@@ -2,7 +2,8 @@
 public enum Command: Equatable, Sendable {
     case run(configPath: String)
     case check(configPath: String)
-    case scan(adapter: String, timeoutSeconds: UInt32?, json: Bool)
+    /// `readIdentity`: connect to each device advertising the GATT identity and read it.
+    case scan(adapter: String, timeoutSeconds: UInt32?, json: Bool, readIdentity: Bool = false)
     case help
     case version
 }
@@ -18,8 +19,9 @@ public enum Arguments {
     Usage:
       altbeacond run   [--config PATH]     advertise the configured AltBeacon (the daemon, in the foreground)
       altbeacond check [--config PATH]     validate the config and print what would go on air
-      altbeacond scan  [--adapter hciN] [--timeout S] [--json]
-                                           list beacons heard nearby (AltBeacon, iBeacon, Eddystone)
+      altbeacond scan  [--adapter hciN] [--timeout S] [--json] [--read-identity]
+                                           list beacons heard nearby (AltBeacon, iBeacon, Eddystone,
+                                           the GATT identity)
       altbeacond --help | --version
 
     Options:
@@ -27,6 +29,8 @@ public enum Arguments {
       -a, --adapter hciN   controller to scan with (default hci0)
       -t, --timeout S      stop scanning after S seconds
           --json           one JSON object per sighting per line
+          --read-identity  connect to each device advertising the GATT identity (once per scan)
+                           and read its identifier, as the iOS AltBeacon library does
 
     Exit status: 0 ok, 64 usage error, 77 permission denied, 78 bad config.
     """
@@ -54,10 +58,11 @@ public enum Arguments {
             }
             return .success(first == "run" ? .run(configPath: config) : .check(configPath: config))
         case "scan":
-            var adapter = "hci0", timeout: UInt32? = nil, json = false
+            var adapter = "hci0", timeout: UInt32? = nil, json = false, readIdentity = false
             while let arg = rest.first {
                 rest.removeFirst()
                 if arg == "--json" { json = true; continue }
+                if arg == "--read-identity" { readIdentity = true; continue }
                 if arg == "-h" || arg == "--help" { return .success(.help) }
                 let a = option(arg, &rest, names: ["-a", "--adapter"])
                 let t = a == .notThis ? option(arg, &rest, names: ["-t", "--timeout"]) : .notThis
@@ -74,7 +79,7 @@ public enum Arguments {
                     return .failure(UsageError("unknown option '\(arg)' for 'scan'"))
                 }
             }
-            return .success(.scan(adapter: adapter, timeoutSeconds: timeout, json: json))
+            return .success(.scan(adapter: adapter, timeoutSeconds: timeout, json: json, readIdentity: readIdentity))
         default:
             if first.hasPrefix("-") { return .failure(UsageError("unknown option '\(first)'")) }
             return .failure(UsageError("unknown command '\(first)'"))

@@ -1,7 +1,8 @@
 /// One beacon frame heard once: what the advert said plus how loud it was and who sent it.
 /// An advert holding two frames (rare) gives two sightings.
 public struct Sighting: Equatable, Sendable {
-    /// The decoded frame: AltBeacon, iBeacon, Overflow Area, Eddystone-UID, -URL or -TLM (`BeaconFrames.types`).
+    /// The decoded frame: AltBeacon, iBeacon, Overflow Area, Eddystone-UID, -URL or -TLM
+    /// (`BeaconFrames.types`), or a device advertising the GATT identity (`HeardGATTIdentity`).
     public var frame: any BeaconFrame
     public var rssi: Int8
     /// `AA:BB:CC:DD:EE:FF`, most significant first.
@@ -52,7 +53,11 @@ public struct Sighting: Equatable, Sendable {
     }
 
     public var distanceMeters: Double? { powerAt1m.flatMap { DistanceEstimate.meters(rssi: Int(rssi), power: $0) } }
-    public var proximity: Proximity { Proximity(distanceMeters: distanceMeters) }
+    /// From the distance; for the GATT identity, which carries no power, by RSSI as the iOS
+    /// library ranges it.
+    public var proximity: Proximity {
+        frame is HeardGATTIdentity ? Proximity(identityRSSI: rssi) : Proximity(distanceMeters: distanceMeters)
+    }
 
     /// What identifies the row in the table.
     public var key: BeaconKey { BeaconKey(self) }

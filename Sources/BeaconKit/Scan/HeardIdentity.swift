@@ -1,0 +1,108 @@
+/// A device advertising the GATT identity's service (SPEC §3), as `scan` lists it: type
+/// `gatt-identity`, one row per address (the identifier is only readable over GATT), with the
+/// local name when one was heard. A `BeaconFrame` so that it is a sighting and a table row like
+/// any other frame; scan-only, so it is not in `BeaconFrames.types` (the identity goes on air
+/// from `[gatt_identity]`, not from the frame list), and `Sighting.listed` decodes it.
+public struct HeardGATTIdentity: BeaconFrame, Equatable {
+    public static let name = GATTIdentity.name
+    /// The device's Complete or Shortened Local Name (its scan response carries it), as sent.
+    public var localName: [UInt8]?
+
+    public init(localName: [UInt8]?) { self.localName = localName }
+
+    /// What the identity advertises: flags and the service UUID (the name is in the scan response).
+    public func advertisingData(_: Telemetry) -> [UInt8] {
+        GATTIdentity(identifier: "", name: "").advertisingData
+    }
+
+    /// `name`: JSON null (`null` for people) until a name was heard.
+    public var fields: [FrameField] {
+        guard let n = localName else { return [FrameField("name", "null", number: true)] }
+        return [FrameField("name", jsonText(n), text: escapedText(n))]
+    }
+
+    /// The payload lists the identity's service; a name in the same payload is kept.
+    public static func decode(_ data: ArraySlice<UInt8>) -> HeardGATTIdentity? {
+        GATTIdentity.isAdvertised(in: data) ? HeardGATTIdentity(localName: localName(in: data)) : nil
+    }
+
+    /// The Complete Local Name (0x09), else the Shortened one (0x08), in a payload.
+    public static func localName(in data: ArraySlice<UInt8>) -> [UInt8]? {
+        let ads = adStructures(data)
+        return (ads.first { $0.type == 0x09 } ?? ads.first { $0.type == 0x08 }).map { Array($0.data) }
+    }
+}
+
+extension Proximity {
+    /// The iOS library's own ranging of the identity by RSSI (SPEC §3): immediate above -72 dBm,
+    /// near above -90, else far; unknown when the controller reports no RSSI (127).
+    public init(identityRSSI rssi: Int8) {
+        self = rssi == 127 ? .unknown : rssi > -72 ? .immediate : rssi > -90 ? .near : .far
+    }
+}
+
+/// The local names heard, by address. The identity's name comes in its scan response, a report of
+/// its own, so the row of an address listed before its name was heard gets it afterwards.
+/// Bounded: past `capacity` addresses, names unheard for 8.5 s go, then all if none did.
+public struct LocalNames: Sendable {
+    public static let capacity = 256
+    private var names: [String: (name: [UInt8], atMs: Int64)] = [:]
+
+    public init() {}
+
+    public subscript(address: String) -> [UInt8]? { names[address]?.name }
+    public var count: Int { names.count }
+
+    mutating func record(_ name: [UInt8], address: String, atMs: Int64) {
+        if names[address] == nil, names.count >= Self.capacity {
+            names = names.filter { atMs - $0.value.atMs < BeaconTable.dropAfterMs }
+            if names.count >= Self.capacity { names.removeAll() }
+        }
+        names[address] = (name, atMs)
+    }
+}
+
+extension Sighting {
+    /// What `scan` lists of one report: its beacon frames (`all(in:atMs:)`), a device advertising
+    /// the GATT identity with the name last heard from its address, and for a report that only
+    /// names a listed identity (its scan response) that row again, named, at this report's RSSI.
+    public static func listed(in report: AdvertisingReport, atMs: Int64, names: inout LocalNames,
+                              table: BeaconTable) -> [Sighting] {
+        var out = all(in: report, atMs: atMs)
+        let address = report.addressString
+        let heard = HeardGATTIdentity.localName(in: report.data[...])
+        if let heard { names.record(heard, address: address, atMs: atMs) }
+        if let identity = HeardGATTIdentity.decode(report.data[...]) {
+            let named = HeardGATTIdentity(localName: identity.localName ?? names[address])
+            out.append(Sighting(frame: named, rssi: report.rssi, address: address, atMs: atMs))
+        } else if let heard, let row = table.identityRow(address: address),
+                  (row.latest.frame as? HeardGATTIdentity)?.localName != heard {
+            out.append(Sighting(frame: HeardGATTIdentity(localName: heard), rssi: report.rssi, address: address, atMs: atMs))
+        }
+        return out
+    }
+}
+
+extension BeaconTable {
+    /// The `gatt-identity` row of an address, if listed.
+    func identityRow(address: String) -> Row? {
+        rows[Sighting(frame: HeardGATTIdentity(localName: nil), rssi: 0, address: address, atMs: 0).key]
+    }
+}
+
+/// Octets from the air for people: printable ASCII as is, except the backslash; every other octet
+/// (a space, a control, non-ASCII) as `\xNN`, so a plain line stays one `key=value` word.
+public func escapedText(_ bytes: [UInt8]) -> String {
+    var s = ""
+    for b in bytes {
+        if b > 0x20, b < 0x7f, b != 0x5c { s.unicodeScalars.append(Unicode.Scalar(b)) } else { s += "\\x" + hexString(CollectionOfOne(b)) }
+    }
+    return s
+}
+
+/// Octets from the air for JSON: the text itself when it is valid UTF-8 (jsonString escapes the
+/// controls), else `escapedText`.
+public func jsonText(_ bytes: [UInt8]) -> String {
+    let s = String(decoding: bytes, as: UTF8.self)
+    return Array(s.utf8) == bytes ? s : escapedText(bytes)
+}

@@ -1,0 +1,139 @@
+import BeaconKit
+import BeaconLinux
+import Glibc
+
+/// `scan --read-identity`: each device heard advertising the GATT identity is read once per scan,
+/// one at a time, as the iOS AltBeacon library does (connect, discover, read, disconnect).
+///
+/// Our scan is off while a read runs. The kernel makes the LE connection with a scan of its own
+/// (it waits for the device's advert, then sends LE Create Connection): with our raw-HCI scan on,
+/// the two would overwrite each other's scan parameters, and many controllers refuse to scan
+/// with new parameters, or to create a connection, while scanning. Pausing around each read is
+/// simple and works on every controller; the table's "unheard" time stops meanwhile
+/// (`listeningMs`), so a beacon is not dropped just because we were not listening.
+final class IdentityReads {
+    /// A device to read: its address as HCI reported it, and whether it is a random one.
+    struct Pending {
+        let address: String
+        let octets: [UInt8]
+        let random: Bool
+        let queuedMs: Int64
+    }
+
+    /// How long a read waits for the device's scan response (its name, for the result line):
+    /// an active scan hears it right after the advert, but our pause would cut it off.
+    static let nameWaitMs: Int64 = 1000
+    /// After a connection attempt the kernel gave up (our timeout closed the socket), the kernel
+    /// is still stopping its own scan when we resume, and the controller refuses our enable with
+    /// Command Disallowed (seen in the testbed): we try again shortly, a few times.
+    static let resumeRetryMs: Int64 = 250
+    static let resumeAttempts = 5
+
+    let scanner: Scanner
+    let reader: IdentityReader
+    let log: Logger
+    /// Whether the device's local name was heard.
+    let hasName: (String) -> Bool
+    private let nameWait: LoopTimer
+    private let resumeRetry: LoopTimer
+    /// Each result, for the output.
+    var onResult: (IdentityReadReport) -> Void = { _ in }
+    /// Scanning could not be turned on again after a read: the scan ends.
+    var onResumeFailed: (ScanFailure) -> Void = { _ in }
+    /// Addresses read (or being read, or queued) in this scan.
+    private var attempted: Set<String> = []
+    private var queue: [Pending] = []
+    private var busy = false
+    private var stopped = false
+    private var pausedTotalMs: Int64 = 0
+    private var pausedSince: Int64?
+
+    init(scanner: Scanner, reader: IdentityReader, loop: EventLoop, log: Logger, hasName: @escaping (String) -> Bool) {
+        self.scanner = scanner
+        self.reader = reader
+        self.log = log
+        self.hasName = hasName
+        nameWait = loop.makeTimer()
+        resumeRetry = loop.makeTimer()
+    }
+
+    /// Milliseconds of listening: the monotonic clock less the time our scan was paused.
+    func listeningMs(_ now: Int64 = monotonicMilliseconds()) -> Int64 {
+        now - pausedTotalMs - (pausedSince.map { now - $0 } ?? 0)
+    }
+
+    var isReading: Bool { busy }
+
+    /// A report from a device advertising the identity: read it unless already done this scan.
+    func consider(_ report: AdvertisingReport) {
+        let address = report.addressString
+        guard !stopped, attempted.insert(address).inserted else { return }
+        // Address types 1 and 3 are random (3: resolved from an identity); 0 and 2 public.
+        queue.append(Pending(address: address, octets: report.address, random: report.addressType & 0x01 == 1,
+                             queuedMs: monotonicMilliseconds()))
+        next()
+    }
+
+    /// A local name was heard: the read waiting for it may go.
+    func nameHeard() { next() }
+
+    /// Drops the read in progress and the queue; scanning is left to the session's `stop`.
+    func stop() {
+        stopped = true
+        queue.removeAll()
+        nameWait.cancel()
+        resumeRetry.cancel()
+        reader.cancel()
+    }
+
+    private func next() {
+        guard !busy, !stopped, let head = queue.first else { return }
+        let waited = monotonicMilliseconds() - head.queuedMs
+        if !hasName(head.address), waited < Self.nameWaitMs {
+            return nameWait.schedule(afterMs: Self.nameWaitMs - waited) { [weak self] in self?.next() }
+        }
+        nameWait.cancel()
+        let p = queue.removeFirst()
+        busy = true
+        let start = monotonicMilliseconds()
+        pausedSince = start
+        log.info("reading the GATT identity of \(p.address); scanning paused")
+        scanner.pause { [weak self] f in
+            guard let self, !stopped else { return }
+            if let f { log.warning("could not pause scanning (\(f)); connecting all the same") }
+            reader.read(peer: p.octets, random: p.random) { [weak self] r in self?.read(p, r, sinceMs: start) }
+        }
+    }
+
+    private func read(_ p: Pending, _ r: Result<[UInt8], IdentityReaderFailure>, sinceMs: Int64) {
+        guard !stopped else { return }
+        let outcome: IdentityReadReport.Outcome
+        switch r {
+        case .success(let v): outcome = .identifier(v)
+        case .failure(let f): outcome = .failed(f.description)
+        }
+        log.info("GATT identity of \(p.address) \(r.isSuccess ? "read" : "not read") in \(monotonicMilliseconds() - sinceMs) ms")
+        onResult(IdentityReadReport(address: p.address, name: nil, outcome: outcome))
+        resumeScanning(attempt: 1)
+    }
+
+    private func resumeScanning(attempt: Int) {
+        scanner.resume { [weak self] f in
+            guard let self, !stopped else { return }
+            if case .command(.status(_, .commandDisallowed))? = f, attempt < Self.resumeAttempts {
+                log.debug("scanning refused while the kernel stops its own (\(attempt)); trying again")
+                return resumeRetry.schedule(afterMs: Self.resumeRetryMs) { [weak self] in self?.resumeScanning(attempt: attempt + 1) }
+            }
+            if let since = pausedSince { pausedTotalMs += monotonicMilliseconds() - since }
+            pausedSince = nil
+            busy = false
+            if let f { return onResumeFailed(f) }
+            log.debug("scanning again")
+            next()
+        }
+    }
+}
+
+extension Result {
+    var isSuccess: Bool { if case .success = self { true } else { false } }
+}
