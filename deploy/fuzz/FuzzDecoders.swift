@@ -1,8 +1,10 @@
 // libFuzzer harness for everything that reads bytes off the air or the kernel (SPEC §3: any
 // nearby device can send them): H4 event packets (LE Advertising Reports, legacy and extended),
 // HCI monitor packets, and the beacon frame decoders over the AD payload; then what scan prints
-// of each frame found; and the ATT server of the GATT identity (any central may connect), given
-// the bytes as one PDU and as a connection's PDUs one after the other. Built by deploy/fuzz/run
+// of each frame found; the ATT server of the GATT identity (any central may connect), given
+// the bytes as one PDU and as a connection's PDUs one after the other; and the ATT client of
+// `scan --read-identity` (any device advertising the service answers it): its response decoders,
+// and its read procedure given the bytes as the answer at each step. Built by deploy/fuzz/run
 // together with Sources/BeaconKit/**/*.swift into one module, so internal helpers are visible.
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -24,6 +26,8 @@ public func fuzzDecoders(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     if !bytes.isEmpty { checkPayload(bytes[1...]) }
     // The bytes as ATT PDUs from a central.
     checkATT(bytes)
+    // The bytes as ATT PDUs from a peripheral, to scan --read-identity's client.
+    checkATTClient(bytes)
     return 0
 }
 
@@ -68,6 +72,78 @@ private func checkATTPDU(_ server: inout ATTServer, _ pdu: [UInt8]) {
     if server.mtu < ATTMTU.leDefault || server.mtu > server.serverRxMTU { trap("ATT_MTU \(server.mtu)") }
 }
 
+/// The client's decoders on the bytes; then the read procedure against the rig's server with the
+/// bytes as the server's answer at step k (k = 0: the MTU exchange ... 4: a Read Blob), and as a
+/// whole connection's PDUs (length-prefixed, as in `checkATT`).
+private func checkATTClient(_ bytes: [UInt8]) {
+    for p in [bytes[...], bytes.dropFirst()] {
+        _ = ATTResponse.error(p)
+        _ = ATTResponse.exchangeMTU(p)
+        if case .success(let ranges) = ATTResponse.findByTypeValue(p), ranges.isEmpty || ranges.contains(where: { $0.lowerBound == 0 }) {
+            trap("Find By Type Value Response decoded to \(ranges)")
+        }
+        if case .success(let groups) = ATTResponse.readByGroupType(p), groups.isEmpty || groups.contains(where: { $0.range.lowerBound == 0 }) {
+            trap("Read By Group Type Response decoded to \(groups.map(\.range))")
+        }
+        if case .success(let entries) = ATTResponse.readByType(p) {
+            if entries.isEmpty { trap("Read By Type Response with no entry") }
+            for e in entries { _ = ATTResponse.characteristic(handle: e.handle, e.value) }
+        }
+        _ = ATTResponse.value(p, opcode: ATTOpcode.readResponse)
+    }
+    for k in 0..<5 {
+        var server = attDatabases[k % 2 == 0 ? 0 : 1].server(mtu: k < 3 ? 517 : 23)
+        runIdentityRead(&server) { i, r in i == k ? bytes : r }
+    }
+    var pdus: [[UInt8]] = []
+    var i = 1
+    while i < bytes.count {
+        let n = Int(bytes[i])
+        pdus.append(Array(bytes[(i + 1)..<min(i + 1 + n, bytes.count)]))
+        i += 1 + n
+    }
+    var p = IdentityReadProcedure(clientRxMTU: 23 + Int(bytes.first ?? 0) * 2)
+    for pdu in pdus {
+        let step = p.receive(pdu)
+        checkClientStep(step)
+        if step.outcome != nil { break }
+    }
+    // What --read-identity prints of the bytes as an identifier and a name.
+    let report = IdentityReadReport(address: "11:22:33:44:55:66", name: bytes, outcome: .identifier(bytes))
+    if !isFlatJSONObject(Array(report.jsonLine.utf8)) { trap("not JSON: \(report.jsonLine)") }
+    if report.line.unicodeScalars.contains(where: { $0.value < 0x20 || ($0.value >= 0x7f && $0.value < 0xa0) }) {
+        trap("raw control character in \(report.line)")
+    }
+}
+
+extension GATTDatabase {
+    func server(mtu: Int) -> ATTServer { ATTServer(database: self, serverRxMTU: mtu) }
+}
+
+/// One connection: the client's PDUs to `server`, its answers through `answer(i, response)`;
+/// at most 1100 exchanges (a 512-octet value at MTU 23 takes 24 reads, whatever lies it is told).
+private func runIdentityRead(_ server: inout ATTServer, _ answer: (Int, [UInt8]) -> [UInt8]) {
+    var p = IdentityReadProcedure()
+    var queue = [p.start()]
+    var i = 0
+    while !queue.isEmpty {
+        if i > 1100 { trap("the read procedure did not end") }
+        let request = queue.removeFirst()
+        guard let response = server.handle(request) else { continue }
+        let step = p.receive(answer(i, response))
+        i += 1
+        checkClientStep(step)
+        if step.outcome != nil { return }
+        queue += step.send
+    }
+}
+
+/// What the client sends fits the default ATT_MTU; a value read is at most 512 octets.
+private func checkClientStep(_ step: IdentityReadStep) {
+    for pdu in step.send where pdu.isEmpty || pdu.count > ATTMTU.leDefault { trap("the client sends \(hexString(pdu))") }
+    if case .success(let v)? = step.outcome, v.count > IdentityReadProcedure.maximumValueLength { trap("a \(v.count)-octet value") }
+}
+
 private func checkEvent(_ event: HCIEvent) {
     _ = event.status
     guard case .advertisingReports(let reports) = event else { return }
@@ -92,6 +168,11 @@ private func checkPayload(_ payload: ArraySlice<UInt8>) {
         if again.count != 1 || again[0].fields != fields { trap("\(f.name) does not decode to itself: \(hexString(air))") }
         for field in fields where field.key.isEmpty { trap("\(f.name) has a field without a name") }
         checkSighting(Sighting(frame: f, rssi: -59, address: "11:22:33:44:55:66", atMs: 0))
+    }
+    // scan's gatt-identity row, named from the payload (or the bytes as a scan response's name).
+    if let h = HeardGATTIdentity.decode(payload) {
+        checkSighting(Sighting(frame: h, rssi: -59, address: "11:22:33:44:55:66", atMs: 0))
+        checkSighting(Sighting(frame: HeardGATTIdentity(localName: Array(payload)), rssi: 127, address: "11:22:33:44:55:66", atMs: 0))
     }
 }
 
