@@ -16,7 +16,7 @@ public final class ATTListener {
     private let loop: EventLoop
     private let log: Logger
     private var listener: FileDescriptor?
-    private var centrals: [Int32: (fd: FileDescriptor, server: ATTServer)] = [:]
+    private var centrals: [Int32: (fd: FileDescriptor, server: ATTServer, peer: [UInt8])] = [:]
     private var database: GATTDatabase
 
     public init(loop: EventLoop, log: Logger, identity: GATTIdentity) {
@@ -87,10 +87,28 @@ public final class ATTListener {
                 continue
             }
             let server = ATTServer(database: database, serverRxMTU: min(ATTMTU.maximum, receiveMTU(fd)))
-            centrals[raw] = (fd, server)
+            centrals[raw] = (fd, server, peerAddress(fd))
             log.debug("GATT identity: a central opened the ATT channel")
             loop.watch(fd, lost: { [weak self] _ in self?.drop(raw) }) { [weak self] in self?.readRequests(raw) }
         }
+    }
+
+    /// The central's address, on-air byte order (empty if the kernel does not say).
+    private func peerAddress(_ fd: FileDescriptor) -> [UInt8] {
+        var addr = sockaddr_l2()
+        var len = socklen_t(MemoryLayout<sockaddr_l2>.size)
+        let r = withUnsafeMutablePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(fd.rawValue, $0, &len) }
+        }
+        guard r == 0 else { return [] }
+        return withUnsafeBytes(of: addr.l2_bdaddr) { Array($0) }
+    }
+
+    /// Closes the ATT channel of the central at `address` before its link is cut: a socket
+    /// released after the kernel tore the link down hits a BUG in Linux 6.1's hci_chan_del
+    /// (list corruption, the releasing process killed; measured in the testbed).
+    public func close(peer address: [UInt8]) {
+        for (raw, c) in centrals where c.peer == address { drop(raw) }
     }
 
     /// The most the kernel takes in one ATT PDU on this channel (its imtu); 23 when unknown.

@@ -62,6 +62,7 @@ public final class AdapterSessions {
         let s = AdapterSession(config: config, generation: generation, controller: makeController(config.bluetooth.adapterIndex),
                                loop: loop, log: log)
         prepareAdvertiser(s.advertiser)
+        s.advertiser.beforeDisconnect = { [unowned self] address in gatt?.releaseCentral(address) }
         s.onChange = { [unowned self] in publishStatus() }
         s.onConfirmed = { [unowned self] g in confirmed(g) }
         s.onRestartRequested = { [unowned self] in onRestartRequested() }

@@ -41,6 +41,8 @@ public final class Advertiser {
     /// PDUs scheduled while each slot was enabled: what the TLM frame counts.
     public internal(set) var counter = AdvertisingCounter()
     var warnedTxPower = false
+    /// Centrals connected to our advertising, by connection handle: their addresses.
+    var links: [UInt16: (address: [UInt8], random: Bool)] = [:]
     /// The configured TX power, for a rotation that sets a slot's parameters again.
     var txPowerDbm: Int8?
     /// Each command as written, so the policy can tell ours from another process's on the monitor.
@@ -53,6 +55,8 @@ public final class Advertiser {
     /// A central connected to our connectable advertising (handle), or a link ended (handle).
     public var onCentralConnected: ((UInt16) -> Void)?
     public var onDisconnected: ((UInt16) -> Void)?
+    /// A central's link (address) is about to be cut by us: what serves it lets go first.
+    public var beforeDisconnect: (([UInt8]) -> Void)?
     /// What the TLM frame carries, given the advertising count; asked each time it is (re)sent.
     public var telemetry: (UInt32) -> Telemetry = { _ in .zero }
 
@@ -239,24 +243,29 @@ extension Advertiser {
     func received(_ e: HCIEvent) {
         switch e {
         case .hardwareError(let code): onHardwareError?(code)
-        case .leConnectionComplete(.success, let h, true, _):
+        case .leConnectionComplete(.success, let h, true, let peer, let random):
+            links[h] = (peer, random)
             // The controller ended the connectable set (legacy: all advertising) at the connection;
-            // the policy re-arms without it.
-            onCentralConnected?(h)
-        case .disconnectionComplete(.success, let h, _): onDisconnected?(h)
+            // the policy re-arms without it. On a later turn: never inside the channel's read.
+            loop.post { [weak self] in self?.onCentralConnected?(h) }
+        case .disconnectionComplete(.success, let h, _):
+            links[h] = nil
+            loop.post { [weak self] in self?.onDisconnected?(h) }
         default: break
         }
     }
 
-    /// Ends a central's connection (HCI Disconnect, "remote user terminated"); `done(true)` when
-    /// the link is already gone (Unknown Connection Identifier), so the caller forgets it.
+    /// Asks the kernel to end a central's connection; `done(true)` when the link is not known
+    /// (already gone), so the caller forgets it. Disconnection Complete follows otherwise.
     public func disconnect(handle: UInt16, _ done: @escaping (_ gone: Bool) -> Void) {
-        guard let c = channel else { return loop.post { done(true) } }
-        c.send(Disconnect(handle: handle), timeoutMs: commandTimeoutMs) { [log, index] r in
-            if case .failure(.status(_, let st)) = r, st == HCIStatus.unknownConnection { return done(true) }
-            if case .failure(let f) = r { log.warning("hci\(index): disconnecting handle \(handle): \(f)") }
-            done(false)
+        guard let link = links[handle] else { return loop.post { done(true) } }
+        beforeDisconnect?(link.address)
+        do throws(Errno) {
+            try controller.disconnect(address: link.address, random: link.random)
+        } catch {
+            log.warning("hci\(index): could not ask the kernel to disconnect handle \(handle): \(error)")
         }
+        loop.post { done(false) }
     }
 }
 

@@ -79,8 +79,14 @@ extension Advertiser {
             return loop.post { done(true) }
         }
         let handles = armedHandles.union(lastPlan?.handles ?? []).sorted(by: >)
-        // Centrals connected to the GATT identity go too: nothing of ours stays reachable.
-        var commands: [any HCICommand] = links.sorted().map { Disconnect(handle: $0) }
+        // Centrals connected to the GATT identity go too (through the kernel, see
+        // ControllerAccess.disconnect): nothing of ours stays reachable.
+        for h in links.sorted() {
+            guard let l = self.links[h] else { continue }
+            beforeDisconnect?(l.address)
+            try? controller.disconnect(address: l.address, random: l.random)
+        }
+        var commands: [any HCICommand] = []
         for h in handles {
             commands.append(LESetExtendedAdvertisingEnable(false, handle: h))
             commands.append(LERemoveAdvertisingSet(handle: h))
@@ -105,7 +111,7 @@ extension Advertiser {
                 guard !finished else { return }
                 switch r {
                 case .success: break
-                case .failure(.status(_, let st)) where [.commandDisallowed, .unknownAdvertisingIdentifier, .unknownCommand, .unknownConnection].contains(st): break
+                case .failure(.status(_, let st)) where [.commandDisallowed, .unknownAdvertisingIdentifier, .unknownCommand].contains(st): break
                 case .failure(let f):
                     failures += 1
                     log.warning("hci\(index): could not take advertising off air: \(f)")

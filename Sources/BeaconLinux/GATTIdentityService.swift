@@ -47,6 +47,9 @@ public final class GATTIdentityService {
         switchServer(bluetoothdServes: bluetoothd?.isServing ?? false)
     }
 
+    /// A central's link is about to be cut: our ATT channel with it goes first.
+    public func releaseCentral(_ address: [UInt8]) { own.close(peer: address) }
+
     public func stop() {
         identity = nil
         bluetoothd?.stop()

@@ -24,6 +24,15 @@ public protocol ControllerAccess: AnyObject {
     func setPower(up: Bool, _ done: @escaping (Errno?) -> Void)
     /// True while a power change of ours runs: the kernel's up/down events are then our own doing.
     var isChangingPower: Bool { get }
+    /// Asks the kernel to end the LE link to `address` (on-air byte order; `random`: its address
+    /// type). Through the kernel, not a raw HCI Disconnect: the kernel holds the link's L2CAP
+    /// channels, and a link cut behind its back corrupts its connection list (6.1: a BUG in
+    /// hci_chan_del when the sockets are closed afterwards, measured in the testbed).
+    func disconnect(address: [UInt8], random: Bool) throws(Errno)
+}
+
+extension ControllerAccess {
+    public func disconnect(address: [UInt8], random: Bool) throws(Errno) { try managementDisconnect(index: index, address: address, random: random) }
 }
 
 /// The kernel's raw HCI socket bound to one controller, read when the loop says it is readable.

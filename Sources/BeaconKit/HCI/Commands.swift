@@ -147,15 +147,6 @@ public struct LESetExtendedScanResponseData: HCICommand {
     public var parameters: [UInt8] { [handle, 0x03, 0x01, UInt8(data.count)] + data }
 }
 
-/// Disconnect (Link Control): ends a connection; 0x13 "remote user terminated connection".
-public struct Disconnect: HCICommand {
-    public static let opcode = HCIOpcode.disconnect
-    public var handle: UInt16
-    public var reason: UInt8
-    public init(handle: UInt16, reason: UInt8 = 0x13) { self.handle = handle; self.reason = reason }
-    public var parameters: [UInt8] { le16(handle & 0x0fff) + [reason] }
-}
-
 public struct LERemoveAdvertisingSet: HCICommand {
     public static let opcode = HCIOpcode.leRemoveAdvertisingSet
     public var handle: UInt8

@@ -32,7 +32,8 @@ public enum HCIEvent: Equatable, Sendable {
     case deviceEvent(kind: UInt16, index: UInt16)
     case advertisingReports([AdvertisingReport])
     /// LE (Enhanced) Connection Complete: `peripheral` when a central connected to our advertising.
-    case leConnectionComplete(status: HCIStatus, handle: UInt16, peripheral: Bool, peer: [UInt8])
+    /// `peerRandom`: the peer's address is a random one (address type 1 or 3).
+    case leConnectionComplete(status: HCIStatus, handle: UInt16, peripheral: Bool, peer: [UInt8], peerRandom: Bool)
     /// Disconnection Complete.
     case disconnectionComplete(status: HCIStatus, handle: UInt16, reason: UInt8)
     case other(code: UInt8)
@@ -80,10 +81,11 @@ public enum HCIEvent: Equatable, Sendable {
             case 0x01, 0x0a:
                 // Status, handle, role (1: peripheral), peer address type, peer address; the rest
                 // (resolvable addresses, connection parameters) is not needed.
-                guard let st = r.u8(), let h = r.u16(), let role = r.u8(), let _ = r.u8(), let peer = r.bytes(6) else {
+                guard let st = r.u8(), let h = r.u16(), let role = r.u8(), let type = r.u8(), let peer = r.bytes(6) else {
                     return .failure(.truncated(needed: 12, had: had))
                 }
-                return .success(.leConnectionComplete(status: HCIStatus(rawValue: st), handle: h & 0x0fff, peripheral: role == 1, peer: peer))
+                return .success(.leConnectionComplete(status: HCIStatus(rawValue: st), handle: h & 0x0fff, peripheral: role == 1,
+                                                      peer: peer, peerRandom: type & 1 == 1))
             default: return .success(.other(code: code))
             }
         default:
