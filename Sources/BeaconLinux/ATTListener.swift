@@ -18,6 +18,8 @@ public final class ATTListener {
     private var listener: FileDescriptor?
     private var centrals: [Int32: (fd: FileDescriptor, server: ATTServer, peer: [UInt8])] = [:]
     private var database: GATTDatabase
+    /// The adapter address the listener is bound to (on-air order).
+    public private(set) var boundAddress: [UInt8]?
 
     public init(loop: EventLoop, log: Logger, identity: GATTIdentity) {
         self.loop = loop
@@ -33,15 +35,19 @@ public final class ATTListener {
         database = GATTDatabase(name: identity.nameValue, identifier: identity.identifierValue)
     }
 
-    /// Listens on every adapter's LE ATT channel (BDADDR_ANY: an adapter move needs no new
-    /// socket; an adapter with bluetoothd's own listener bound to its address goes to bluetoothd).
-    public func start() throws(Errno) {
-        guard listener == nil else { return }
+    /// Listens on the LE ATT channel of the adapter with `address` (on-air order): only its links.
+    /// Not BDADDR_ANY: that would also take the ATT channel of every other adapter's links (a
+    /// link the host made as a central), and such a socket, released after its link is gone,
+    /// hits Linux 6.1's hci_chan_del BUG (see close(peer:)).
+    public func start(address: [UInt8]) throws(Errno) {
+        if listener != nil, boundAddress == address { return }
+        stop()
         let fd = FileDescriptor(try syscall { socket(AF_BLUETOOTH, clinux_sock_seqpacket_cloexec_nonblock, BTPROTO_L2CAP) })
         do throws(Errno) {
             var addr = sockaddr_l2()
             addr.l2_family = sa_family_t(AF_BLUETOOTH)
             addr.l2_cid = Self.attCID.littleEndian
+            withUnsafeMutableBytes(of: &addr.l2_bdaddr) { $0.copyBytes(from: address.prefix(6)) }
             addr.l2_bdaddr_type = UInt8(BDADDR_LE_PUBLIC)
             _ = try syscall {
                 withUnsafePointer(to: &addr) {
@@ -54,6 +60,7 @@ public final class ATTListener {
             throw error
         }
         listener = fd
+        boundAddress = address
         loop.watch(fd, lost: { [weak self] e in self?.listenerLost(e) }) { [weak self] in self?.acceptAll() }
     }
 
@@ -62,12 +69,14 @@ public final class ATTListener {
         centrals = [:]
         if let fd = listener { loop.unwatch(fd); fd.close() }
         listener = nil
+        boundAddress = nil
     }
 
     private func listenerLost(_ e: Errno) {
         log.warning("GATT identity: the ATT listening socket failed (\(e)); listening again")
+        let address = boundAddress
         stop()
-        try? start()
+        if let address { try? start(address: address) }
     }
 
     private func acceptAll() {
@@ -87,20 +96,23 @@ public final class ATTListener {
                 continue
             }
             let server = ATTServer(database: database, serverRxMTU: min(ATTMTU.maximum, receiveMTU(fd)))
-            centrals[raw] = (fd, server, peerAddress(fd))
-            log.debug("GATT identity: a central opened the ATT channel")
+            let peer = address(fd, peer: true) ?? []
+            centrals[raw] = (fd, server, peer)
+            log.debug("GATT identity: central \(addressString(peer)) opened the ATT channel (MTU up to \(server.serverRxMTU))")
             loop.watch(fd, lost: { [weak self] _ in self?.drop(raw) }) { [weak self] in self?.readRequests(raw) }
         }
     }
 
-    /// The central's address, on-air byte order (empty if the kernel does not say).
-    private func peerAddress(_ fd: FileDescriptor) -> [UInt8] {
+    /// The socket's peer's (or its own) address, on-air byte order; nil if the kernel does not say.
+    private func address(_ fd: FileDescriptor, peer: Bool) -> [UInt8]? {
         var addr = sockaddr_l2()
         var len = socklen_t(MemoryLayout<sockaddr_l2>.size)
         let r = withUnsafeMutablePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(fd.rawValue, $0, &len) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                peer ? getpeername(fd.rawValue, $0, &len) : getsockname(fd.rawValue, $0, &len)
+            }
         }
-        guard r == 0 else { return [] }
+        guard r == 0 else { return nil }
         return withUnsafeBytes(of: addr.l2_bdaddr) { Array($0) }
     }
 
@@ -108,7 +120,13 @@ public final class ATTListener {
     /// released after the kernel tore the link down hits a BUG in Linux 6.1's hci_chan_del
     /// (list corruption, the releasing process killed; measured in the testbed).
     public func close(peer address: [UInt8]) {
-        for (raw, c) in centrals where c.peer == address { drop(raw) }
+        let matching = centrals.filter { $0.value.peer == address }.keys
+        log.debug("GATT identity: closing the ATT channel of \(addressString(address)) (\(matching.count) of \(centrals.count) open)")
+        for raw in matching { drop(raw) }
+    }
+
+    private func addressString(_ a: [UInt8]) -> String {
+        a.reversed().map { hexString(CollectionOfOne($0)) }.joined(separator: ":")
     }
 
     /// The most the kernel takes in one ATT PDU on this channel (its imtu); 23 when unknown.

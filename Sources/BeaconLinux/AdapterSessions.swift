@@ -114,6 +114,7 @@ public final class AdapterSessions {
 
     /// The controller confirmed config generation `g` on air: now it is the last good one.
     private func confirmed(_ g: Int) {
+        gatt?.adapterReady()
         guard let i = unconfirmed.lastIndex(where: { $0.generation <= g }) else { return }
         let bytes = unconfirmed[i].bytes
         unconfirmed.removeFirst(i + 1)

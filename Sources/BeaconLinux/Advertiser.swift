@@ -43,6 +43,8 @@ public final class Advertiser {
     var warnedTxPower = false
     /// Centrals connected to our advertising, by connection handle: their addresses.
     var links: [UInt16: (address: [UInt8], random: Bool)] = [:]
+    /// The arm in progress only left out frames at the end: extended sets stay extended.
+    var keepsFamily = false
     /// The configured TX power, for a rotation that sets a slot's parameters again.
     var txPowerDbm: Int8?
     /// Each command as written, so the policy can tell ours from another process's on the monitor.
@@ -137,6 +139,9 @@ public final class Advertiser {
         channel?.abandonAll()
         let airFrames = config.airFrames()
         let sameFrames = frames.map(\.name) == airFrames.map(\.name)
+        // Only frames left out at the end (the GATT identity while a central is connected): the
+        // others keep the kind of advertising they are on.
+        keepsFamily = plan != nil || lastPlan != nil ? frames.map(\.name).starts(with: airFrames.map(\.name)) : false
         frames = airFrames
         let finish: Done = { [unowned self] f in
             guard gen == generation else { return }

@@ -74,7 +74,7 @@ extension Advertiser {
     /// Extended commands where they bring something (a TX power, frames on air at once), else
     /// legacy ones; each falls back on the other when the controller refuses it (SPEC §3).
     func configure(_ config: BeaconConfig, _ c: HCICommandChannel, _ info: ControllerInfo, _ gen: Int, _ done: @escaping Done) {
-        var wantsExtended = info.hasExtendedAdvertising && frames.count > 1
+        var wantsExtended = info.hasExtendedAdvertising && (frames.count > 1 || (keepsFamily && lastPlan?.handles != nil))
         if config.bluetooth.txPowerDbm != nil {
             if info.hasExtendedAdvertising {
                 wantsExtended = true

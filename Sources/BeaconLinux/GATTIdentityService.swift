@@ -23,16 +23,20 @@ public final class GATTIdentityService {
     private let log: Logger
     private let bluetoothd: BluetoothdGATT?
     private let own: ATTListener
+    private let adapterAddress: (UInt16) -> [UInt8]?
     private var identity: GATTIdentity?
     private var adapterIndex: UInt16 = 0
     public private(set) var server: Server?
     /// The server changed (the status shows it).
     public var onChange: () -> Void = {}
 
-    public init(loop: EventLoop, log: Logger, bluetoothd: BluetoothdGATT?) {
+    /// `adapterAddress`: a controller's address by index (HCIGETDEVINFO), for our ATT server to
+    /// keep only the links of the beacon's adapter.
+    public init(loop: EventLoop, log: Logger, bluetoothd: BluetoothdGATT?, adapterAddress: @escaping (UInt16) -> [UInt8]?) {
         self.log = log
         self.bluetoothd = bluetoothd
         own = ATTListener(loop: loop, log: log, identity: GATTIdentity(identifier: "-"))
+        self.adapterAddress = adapterAddress
         bluetoothd?.onServing = { [unowned self] serving in switchServer(bluetoothdServes: serving) }
     }
 
@@ -45,6 +49,26 @@ public final class GATTIdentityService {
         own.update(identity: new)
         bluetoothd?.serve(adapterIndex: index, identity: new)
         switchServer(bluetoothdServes: bluetoothd?.isServing ?? false)
+    }
+
+    /// The beacon is on air on the adapter: its address is known now (it may have been missing
+    /// at start, or another adapter's), so our ATT server listens there.
+    public func adapterReady() {
+        guard identity != nil, server == .own else { return }
+        listenOwn()
+    }
+
+    /// Our ATT server on the adapter's address; false when it cannot listen (logged).
+    @discardableResult
+    private func listenOwn() -> Bool {
+        guard let address = adapterAddress(adapterIndex) else { return true }   // not there yet: adapterReady
+        do throws(Errno) {
+            try own.start(address: address)
+            return true
+        } catch {
+            log.error("GATT identity: cannot listen on the LE ATT channel (\(error)); the identity cannot be read")
+            return false
+        }
     }
 
     /// A central's link is about to be cut: our ATT channel with it goes first.
@@ -61,10 +85,7 @@ public final class GATTIdentityService {
         guard identity != nil else { return }
         let next: Server = bluetoothdServes ? .bluetoothd : .own
         if next == .own {
-            do throws(Errno) {
-                try own.start()
-            } catch {
-                log.error("GATT identity: cannot listen on the LE ATT channel (\(error)); the identity cannot be read")
+            guard listenOwn() else {
                 if server != nil { server = nil; onChange() }
                 return
             }

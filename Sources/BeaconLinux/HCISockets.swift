@@ -70,6 +70,14 @@ public final class HCIControlSocket {
         return info.flags
     }
 
+    /// HCIGETDEVINFO: the controller's address (on-air byte order); nil when there is no such controller.
+    public func deviceAddress(index: UInt16) -> [UInt8]? {
+        var info = hci_dev_info()
+        info.dev_id = index
+        guard (try? syscall { cbluez_ioctl_ptr(fd.rawValue, cbluez_HCIGETDEVINFO, &info) }) != nil else { return nil }
+        return withUnsafeBytes(of: info.bdaddr) { Array($0) }
+    }
+
     /// Drains pending device events. Would-block ends the read; another error means the socket
     /// broke (thrown).
     public func readDeviceEvents() throws(Errno) -> [(HCIDeviceEventKind, UInt16)] {

@@ -51,7 +51,9 @@ final class Daemon {
         }
         sessions.onRestartRequested = { [unowned self] in restartNow() }
         sessions.onAdapterChanged = { [unowned self] _ in retargetMonitor() }
-        sessions.gatt = GATTIdentityService(loop: loop, log: log, bluetoothd: nil)
+        sessions.gatt = GATTIdentityService(loop: loop, log: log, bluetoothd: nil) { [unowned self] index in
+            control.deviceAddress(index: index)
+        }
     }
 
     var config: BeaconConfig { sessions.config }
