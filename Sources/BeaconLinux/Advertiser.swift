@@ -139,9 +139,9 @@ public final class Advertiser {
         channel?.abandonAll()
         let airFrames = config.airFrames()
         let sameFrames = frames.map(\.name) == airFrames.map(\.name)
-        // Only frames left out at the end (the GATT identity while a central is connected): the
-        // others keep the kind of advertising they are on.
-        keepsFamily = plan != nil || lastPlan != nil ? frames.map(\.name).starts(with: airFrames.map(\.name)) : false
+        // The GATT identity left out while a central is connected: the frames keep the kind of
+        // advertising they are on (an edit to fewer frames goes back to legacy commands).
+        keepsFamily = frames.map(\.name) == airFrames.map(\.name) + [GATTIdentity.name]
         frames = airFrames
         let finish: Done = { [unowned self] f in
             guard gen == generation else { return }
