@@ -53,7 +53,14 @@ final class ScriptedHCIController: ControllerAccess {
         var enabled = false
         var data: [UInt8] = []
         var intervalUnits: UInt32 = 0
+        var connectable = false
+        var scanResponse: [UInt8] = []
     }
+    var legacyConnectable = false
+    var legacyScanResponse: [UInt8] = []
+    /// Links to centrals by handle, and the kernel disconnects asked for (addresses).
+    var links: [UInt16: [UInt8]] = [:]
+    var disconnectRequests: [[UInt8]] = []
     var isUp = true
     var isPresent = true
     var rfkillBlocked = false
@@ -254,6 +261,30 @@ final class ScriptedHCIController: ControllerAccess {
             powerRunning = nil
             done?(result)
         }
+    }
+
+    /// A central connects to the connectable advertising on air, as a controller does: the
+    /// connectable set (legacy: all advertising) stops; LE Connection Complete, peripheral role.
+    func centralConnects(handle: UInt16, peer: [UInt8] = [1, 2, 3, 4, 5, 6]) {
+        if legacyConnectable && legacyEnabled { legacyEnabled = false }
+        for (h, set) in sets where set.connectable && set.enabled { sets[h]!.enabled = false }
+        links[handle] = peer
+        noteAir()
+        var e: [UInt8] = [0x04, 0x3e, 19, 0x01, 0x00, UInt8(handle & 0xff), UInt8(handle >> 8), 0x01, 0x00]
+        e += peer
+        e += [0x28, 0x00, 0x00, 0x00, 0xc8, 0x00, 0x00]
+        for t in transports where !t.isClosed { reply(t, e) }
+    }
+
+    /// The link ends (the central left, or the kernel disconnected it): Disconnection Complete.
+    func linkEnds(handle: UInt16) {
+        guard links.removeValue(forKey: handle) != nil else { return }
+        for t in transports where !t.isClosed { reply(t, [0x04, 0x05, 4, 0x00, UInt8(handle & 0xff), UInt8(handle >> 8), 0x13]) }
+    }
+
+    func disconnect(address: [UInt8], random: Bool) throws(Errno) {
+        disconnectRequests.append(address)
+        for (h, peer) in links where peer == address { linkEnds(handle: h) }
     }
 
     func forget() {

@@ -63,9 +63,10 @@ extension ScriptedHCIController {
             var f: [UInt8] = [0x01, 0, 0, 0, 0, 0, 0, 0]
             if extended { f[1] |= 0x10 }
             return [0] + f
-        case .leSetAdvertisingParameters, .leSetAdvertisingData, .leSetAdvertiseEnable:
+        case .leSetAdvertisingParameters, .leSetAdvertisingData, .leSetAdvertiseEnable, .leSetScanResponseData:
             return executeLegacy(op, p)
         case .leReadNumberOfSupportedAdvertisingSets, .leSetExtendedAdvertisingParameters, .leSetExtendedAdvertisingData,
+             .leSetExtendedScanResponseData,
              .leSetExtendedAdvertisingEnable, .leRemoveAdvertisingSet, .leClearAdvertisingSets:
             guard extended else { return refuse(.unknownCommand) }
             if let r = use(.extended) { return r }
@@ -84,6 +85,10 @@ extension ScriptedHCIController {
             let units = UInt16(p[0]) | UInt16(p[1]) << 8
             if refusesShortIntervals && units < 160 { return refuse(.invalidParameters) }
             legacyIntervalUnits = units
+            legacyConnectable = p[4] == 0x00
+        case .leSetScanResponseData:
+            guard p.count == 32, Int(p[0]) <= 31 else { return refuse(.invalidParameters) }
+            legacyScanResponse = Array(p[1..<(1 + Int(p[0]))])
         case .leSetAdvertisingData:
             guard p.count == 32, Int(p[0]) <= 31 else { return refuse(.invalidParameters) }
             legacyData = Array(p[1..<(1 + Int(p[0]))])
@@ -110,7 +115,12 @@ extension ScriptedHCIController {
             units |= UInt32(p[3])
             if refusesShortIntervals && units < 160 { return refuse(.invalidParameters) }
             sets[h, default: AdvertisingSet()].intervalUnits = units
+            sets[h]!.connectable = p[1] & 0x01 != 0
             return [0, p[20]]
+        case .leSetExtendedScanResponseData:
+            guard p.count >= 4, p.count == 4 + Int(p[3]) else { return refuse(.invalidParameters) }
+            guard sets[p[0]] != nil else { return refuse(.unknownAdvertisingIdentifier) }
+            sets[p[0]]!.scanResponse = Array(p[4...])
         case .leSetExtendedAdvertisingData:
             guard p.count >= 4, p.count == 4 + Int(p[3]) else { return refuse(.invalidParameters) }
             guard sets[p[0]] != nil else { return refuse(.unknownAdvertisingIdentifier) }
