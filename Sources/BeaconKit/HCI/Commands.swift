@@ -53,9 +53,13 @@ public struct LESetAdvertisingData: HCICommand {
     public static let opcode = HCIOpcode.leSetAdvertisingData
     public var data: [UInt8]
     public init(data: [UInt8]) { self.data = Array(data.prefix(31)) }
-    public var parameters: [UInt8] {
-        [UInt8(data.count)] + data + [UInt8](repeating: 0, count: 31 - data.count)
-    }
+    public var parameters: [UInt8] { legacyPayload(data) }
+}
+
+/// A legacy advertising or scan response payload as the commands carry it: a length byte, then
+/// the data zero-padded to 31 bytes.
+func legacyPayload(_ data: [UInt8]) -> [UInt8] {
+    [UInt8(data.count)] + data + [UInt8](repeating: 0, count: 31 - data.count)
 }
 
 public struct LESetAdvertiseEnable: HCICommand {
@@ -133,9 +137,7 @@ public struct LESetScanResponseData: HCICommand {
     public static let opcode = HCIOpcode.leSetScanResponseData
     public var data: [UInt8]
     public init(data: [UInt8]) { self.data = Array(data.prefix(31)) }
-    public var parameters: [UInt8] {
-        [UInt8(data.count)] + data + [UInt8](repeating: 0, count: 31 - data.count)
-    }
+    public var parameters: [UInt8] { legacyPayload(data) }
 }
 
 /// LE Set Extended Scan Response Data, the whole response in one fragment.
