@@ -28,6 +28,8 @@ final class ScanSession {
     /// Local names by address: the GATT identity's is in its scan response.
     var names = LocalNames()
     var reads: IdentityReads?
+    /// `--timeout` was reached during a read: the scan ends once it is reported.
+    var endAfterRead = false
     /// The live table shows the latest read results under it.
     var readResults: [IdentityReadReport] = []
     var exitCode = ExitCode.ok
@@ -90,9 +92,17 @@ final class ScanSession {
             }
         }
         if let t = timeoutSeconds {
-            timeoutTimer.schedule(afterMs: Int64(t) * 1000) { [unowned self] in finish() }
+            timeoutTimer.schedule(afterMs: Int64(t) * 1000) { [unowned self] in timeUp() }
         }
         tick()
+    }
+
+    /// `--timeout` reached: a read in progress is finished and reported first (a device found
+    /// late in the scan is read, not dropped without a word); Ctrl-C does not wait.
+    private func timeUp() {
+        guard let reads, reads.drain() else { return finish() }
+        endAfterRead = true
+        log.info("time is up; finishing the read in progress")
     }
 
     /// Leaves the controller as we found it as far as scanning goes (off), then ends the loop;
@@ -189,6 +199,7 @@ final class ScanSession {
         } else {
             emit(r.line + "\n")
         }
+        if endAfterRead { finish() }
     }
 
     static let readResultsShown = 20

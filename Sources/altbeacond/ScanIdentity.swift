@@ -43,6 +43,8 @@ final class IdentityReads {
     /// Addresses read (or being read, or queued) in this scan.
     private var attempted: Set<String> = []
     private var queue: [Pending] = []
+    /// The scan is ending: the read in progress finishes, nothing new starts.
+    private var draining = false
     private var busy = false
     private var stopped = false
     private var pausedTotalMs: Int64 = 0
@@ -67,7 +69,7 @@ final class IdentityReads {
     /// A report from a device advertising the identity: read it unless already done this scan.
     func consider(_ report: AdvertisingReport) {
         let address = report.addressString
-        guard !stopped, attempted.insert(address).inserted else { return }
+        guard !stopped, !draining, attempted.insert(address).inserted else { return }
         // Address types 1 and 3 are random (3: resolved from an identity); 0 and 2 public.
         queue.append(Pending(address: address, octets: report.address, random: report.addressType & 0x01 == 1,
                              queuedMs: monotonicMilliseconds()))
@@ -76,6 +78,15 @@ final class IdentityReads {
 
     /// A local name was heard: the read waiting for it may go.
     func nameHeard() { next() }
+
+    /// The scan's time is up: no new read starts; the one in progress, if any, ends by itself
+    /// (its connect and exchange timeouts bound it) and reports as usual. True if one is.
+    func drain() -> Bool {
+        draining = true
+        queue.removeAll()
+        nameWait.cancel()
+        return busy
+    }
 
     /// Drops the read in progress and the queue; scanning is left to the session's `stop`.
     func stop() {
@@ -87,7 +98,7 @@ final class IdentityReads {
     }
 
     private func next() {
-        guard !busy, !stopped, let head = queue.first else { return }
+        guard !busy, !stopped, !draining, let head = queue.first else { return }
         let waited = monotonicMilliseconds() - head.queuedMs
         if !hasName(head.address), waited < Self.nameWaitMs {
             return nameWait.schedule(afterMs: Self.nameWaitMs - waited) { [weak self] in self?.next() }
