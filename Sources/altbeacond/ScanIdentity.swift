@@ -5,12 +5,17 @@ import Glibc
 /// `scan --read-identity`: each device heard advertising the GATT identity is read once per scan,
 /// one at a time, as the iOS AltBeacon library does (connect, discover, read, disconnect).
 ///
-/// Our scan is off while a read runs. The kernel makes the LE connection with a scan of its own
-/// (it waits for the device's advert, then sends LE Create Connection): with our raw-HCI scan on,
-/// the two would overwrite each other's scan parameters, and many controllers refuse to scan
-/// with new parameters, or to create a connection, while scanning. Pausing around each read is
-/// simple and works on every controller; the table's "unheard" time stops meanwhile
-/// (`listeningMs`), so a beacon is not dropped just because we were not listening.
+/// Our scan stays on while the kernel connects. The kernel waits for the device's advert and then
+/// sends LE Create Connection, and it takes that advert from any scan, ours included; before
+/// connecting it disables the scan itself (it tracks the scan state our commands set), so
+/// controllers that cannot scan and connect at once are served. Turning our scan off first
+/// instead (tried) works on Linux 6.1 but not on 6.12: an active scan of ours marks discovery as
+/// running there, and while it does the kernel never starts a scan of its own for the
+/// connection. Our scan is restarted once after the connect call, for advertisers reported only
+/// when a scan starts (BlueZ's emulator), and once the read is over, after the kernel has
+/// settled (a connection attempt given up ends with the kernel disabling its scan: ours must come
+/// after that). The table's "unheard" time stops during a read (`listeningMs`), so a beacon is
+/// not dropped while the kernel has the scan off.
 final class IdentityReads {
     /// A device to read: its address as HCI reported it, and whether it is a random one.
     struct Pending {
@@ -23,9 +28,10 @@ final class IdentityReads {
     /// How long a read waits for the device's scan response (its name, for the result line):
     /// an active scan hears it right after the advert, but our pause would cut it off.
     static let nameWaitMs: Int64 = 1000
-    /// After a connection attempt the kernel gave up (our timeout closed the socket), the kernel
-    /// is still stopping its own scan when we resume, and the controller refuses our enable with
-    /// Command Disallowed (seen in the testbed): we try again shortly, a few times.
+    /// Scanning is set up again this long after a read ends: the kernel stops its own scan then.
+    static let settleMs: Int64 = 500
+    /// Our enable meeting the kernel's own scan commands is refused with Command Disallowed (seen
+    /// in the testbed after a connect timeout): we try again shortly, a few times.
     static let resumeRetryMs: Int64 = 250
     static let resumeAttempts = 5
 
@@ -108,12 +114,9 @@ final class IdentityReads {
         busy = true
         let start = monotonicMilliseconds()
         pausedSince = start
-        log.info("reading the GATT identity of \(p.address); scanning paused")
-        scanner.pause { [weak self] f in
-            guard let self, !stopped else { return }
-            if let f { log.warning("could not pause scanning (\(f)); connecting all the same") }
-            reader.read(peer: p.octets, random: p.random) { [weak self] r in self?.read(p, r, sinceMs: start) }
-        }
+        log.info("reading the GATT identity of \(p.address)")
+        reader.read(peer: p.octets, random: p.random) { [weak self] r in self?.read(p, r, sinceMs: start) }
+        restartScanning(attempt: 1, then: nil)
     }
 
     private func read(_ p: Pending, _ r: Result<[UInt8], IdentityReaderFailure>, sinceMs: Int64) {
@@ -125,23 +128,39 @@ final class IdentityReads {
         }
         log.info("GATT identity of \(p.address) \(r.isSuccess ? "read" : "not read") in \(monotonicMilliseconds() - sinceMs) ms")
         onResult(IdentityReadReport(address: p.address, name: nil, outcome: outcome))
-        resumeScanning(attempt: 1)
+        guard !stopped else { return }   // the result ended the scan (--timeout)
+        resumeRetry.schedule(afterMs: Self.settleMs) { [weak self] in
+            self?.restartScanning(attempt: 1) { [weak self] f in self?.readDone(f) }
+        }
     }
 
-    private func resumeScanning(attempt: Int) {
-        scanner.resume { [weak self] f in
-            guard let self, !stopped else { return }
-            if case .command(.status(_, .commandDisallowed))? = f, attempt < Self.resumeAttempts {
-                log.debug("scanning refused while the kernel stops its own (\(attempt)); trying again")
-                return resumeRetry.schedule(afterMs: Self.resumeRetryMs) { [weak self] in self?.resumeScanning(attempt: attempt + 1) }
+    /// Scanning off and on again with our parameters (the kernel may have turned it off or set
+    /// its own), retried on Command Disallowed; `then` with the outcome, if given. Starting
+    /// again supersedes a restart still running (the scanner drops its completions).
+    private func restartScanning(attempt: Int, then: ((ScanFailure?) -> Void)?) {
+        resumeRetry.cancel()
+        scanner.pause { [weak self] _ in
+            self?.scanner.resume { [weak self] f in
+                guard let self, !stopped else { return }
+                if case .command(.status(_, .commandDisallowed))? = f, attempt < Self.resumeAttempts {
+                    log.debug("scanning refused while the kernel changes its own (\(attempt)); trying again")
+                    return resumeRetry.schedule(afterMs: Self.resumeRetryMs) { [weak self] in
+                        self?.restartScanning(attempt: attempt + 1, then: then)
+                    }
+                }
+                if let f, then == nil { log.debug("restarting the scan for the kernel's connection: \(f)") }
+                then?(f)
             }
-            if let since = pausedSince { pausedTotalMs += monotonicMilliseconds() - since }
-            pausedSince = nil
-            busy = false
-            if let f { return onResumeFailed(f) }
-            log.debug("scanning again")
-            next()
         }
+    }
+
+    private func readDone(_ f: ScanFailure?) {
+        if let since = pausedSince { pausedTotalMs += monotonicMilliseconds() - since }
+        pausedSince = nil
+        busy = false
+        if let f { return onResumeFailed(f) }
+        log.debug("scanning again")
+        next()
     }
 }
 
