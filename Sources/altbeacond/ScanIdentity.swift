@@ -140,7 +140,8 @@ final class IdentityReads {
     private func restartScanning(attempt: Int, then: ((ScanFailure?) -> Void)?) {
         resumeRetry.cancel()
         scanner.pause { [weak self] _ in
-            self?.scanner.resume { [weak self] f in
+            guard let self else { return }
+            scanner.resume { [weak self] f in
                 guard let self, !stopped else { return }
                 if case .command(.status(_, .commandDisallowed))? = f, attempt < Self.resumeAttempts {
                     log.debug("scanning refused while the kernel changes its own (\(attempt)); trying again")
