@@ -51,7 +51,7 @@ final class Daemon {
         }
         sessions.onRestartRequested = { [unowned self] in restartNow() }
         sessions.onAdapterChanged = { [unowned self] _ in retargetMonitor() }
-        sessions.gatt = GATTIdentityService(loop: loop, log: log, bluetoothd: nil) { [unowned self] index in
+        sessions.gatt = GATTIdentityService(loop: loop, log: log, bluetoothd: BlueZGATTApplication(loop: loop, log: log)) { [unowned self] index in
             control.deviceAddress(index: index)
         }
     }

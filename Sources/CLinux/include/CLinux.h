@@ -16,6 +16,7 @@
 static const int clinux_sock_dgram_cloexec = SOCK_DGRAM | SOCK_CLOEXEC;
 static const int clinux_sock_raw_cloexec_nonblock = SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK;
 static const int clinux_sock_seqpacket_cloexec_nonblock = SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK;
+static const int clinux_sock_stream_cloexec_nonblock = SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK;
 
 // accept4 is declared only with _GNU_SOURCE: an accepted socket, non-blocking and close-on-exec
 // from the start (an accepted socket does not inherit O_NONBLOCK).

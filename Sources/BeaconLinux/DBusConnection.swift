@@ -1,0 +1,146 @@
+import BeaconKit
+import CLinux
+import Glibc
+
+/// One connection to the D-Bus system bus on the daemon's event loop: a non-blocking AF_UNIX
+/// stream socket, EXTERNAL authentication, then whole messages both ways (BeaconKit's codec).
+/// No libdbus: the few hundred lines of protocol we need cost less than its static library.
+public final class DBusConnection {
+    public enum State: Equatable { case closed, authenticating, open }
+
+    /// The system bus socket: $DBUS_SYSTEM_BUS_ADDRESS's `unix:path=` (or `unix:abstract=`,
+    /// written with a leading '@'), else the well-known path.
+    public static func systemBusPath(address: String? = environment("DBUS_SYSTEM_BUS_ADDRESS")) -> String {
+        for part in (address ?? "").split(separator: ";") {
+            for kv in part.drop(while: { $0 != ":" }).dropFirst().split(separator: ",") {
+                if kv.hasPrefix("path=") { return String(kv.dropFirst(5)) }
+                if kv.hasPrefix("abstract=") { return "@" + kv.dropFirst(9) }
+            }
+        }
+        return "/run/dbus/system_bus_socket"
+    }
+
+    private let loop: EventLoop
+    private var fd: FileDescriptor?
+    private var auth = DBusAuthClient()
+    private var reader = DBusMessageReader()
+    private var outbox: [UInt8] = []
+    private let flushTimer: LoopTimer
+    public private(set) var state = State.closed
+    /// Authenticated: messages can be sent.
+    public var onOpen: () -> Void = {}
+    public var onMessage: (DBusMessage) -> Void = { _ in }
+    /// The connection ended; the reason, for the log.
+    public var onClose: (String) -> Void = { _ in }
+
+    public init(loop: EventLoop) {
+        self.loop = loop
+        flushTimer = loop.makeTimer()
+    }
+
+    /// Connects and starts authenticating; throws when the socket cannot be reached at all.
+    public func open(path: String) throws(Errno) {
+        close()
+        let sock = FileDescriptor(try syscall { socket(AF_UNIX, clinux_sock_stream_cloexec_nonblock, 0) })
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        var pathBytes = Array(path.utf8)
+        if pathBytes.first == UInt8(ascii: "@") { pathBytes[0] = 0 }
+        guard pathBytes.count < MemoryLayout.size(ofValue: addr.sun_path) else { throw Errno(ENAMETOOLONG) }
+        withUnsafeMutableBytes(of: &addr.sun_path) { dst in
+            for (i, b) in pathBytes.enumerated() { dst[i] = b }
+        }
+        let len = socklen_t(MemoryLayout<sa_family_t>.size + pathBytes.count + (pathBytes.first == 0 ? 0 : 1))
+        _ = try syscall {
+            withUnsafePointer(to: &addr) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(sock.rawValue, $0, len) }
+            }
+        }
+        fd = sock
+        state = .authenticating
+        auth = DBusAuthClient()
+        reader = DBusMessageReader()
+        outbox = DBusAuthClient.greeting(uid: getuid())
+        loop.watch(sock, lost: { [weak self] e in self?.fail("the bus connection broke (\(e))") }) { [weak self] in self?.readAvailable() }
+        flush()
+    }
+
+    /// Queues `message`; written at once unless the socket is full.
+    public func send(_ message: DBusMessage) {
+        guard state == .open else { return }
+        outbox += message.encoded()
+        flush()
+    }
+
+    /// Closes without a word to the bus (it tells bluetoothd that we are gone).
+    public func close() {
+        flushTimer.cancel()
+        if let fd { loop.unwatch(fd); fd.close() }
+        fd = nil
+        outbox = []
+        state = .closed
+    }
+
+    private func fail(_ reason: String) {
+        guard state != .closed else { return }
+        close()
+        onClose(reason)
+    }
+
+    private func flush() {
+        guard let fd else { return }
+        while !outbox.isEmpty {
+            let n = outbox.withUnsafeBytes { Glibc.send(fd.rawValue, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if n > 0 { outbox.removeFirst(n); continue }
+            let e = Errno.current
+            if e == .interrupted { continue }
+            if e == .wouldBlock {
+                // The loop watches for input only: try again shortly (the bus reads fast).
+                flushTimer.schedule(afterMs: 20) { [weak self] in self?.flush() }
+                return
+            }
+            return fail("writing to the bus failed (\(e))")
+        }
+    }
+
+    private func readAvailable() {
+        guard let fd else { return }
+        var buf = [UInt8](repeating: 0, count: 8192)
+        while state != .closed {
+            let n: Int?
+            do throws(Errno) {
+                n = try readUnlessWouldBlock(fd, &buf)
+            } catch {
+                return fail("reading from the bus failed (\(error))")
+            }
+            guard let n else { return }
+            if n == 0 { return fail("the bus closed the connection") }
+            received(Array(buf[0..<n]))
+        }
+    }
+
+    private func received(_ bytes: [UInt8]) {
+        var bytes = bytes
+        if state == .authenticating {
+            switch auth.feed(bytes) {
+            case .needMore: return
+            case .rejected(let why): return fail(why)
+            case .authenticated(_, let reply, let leftover):
+                state = .open
+                outbox += reply
+                flush()
+                onOpen()
+                bytes = leftover
+            }
+        }
+        guard state == .open, !bytes.isEmpty else { return }
+        do throws(DBusWireError) {
+            for m in try reader.feed(bytes) {
+                onMessage(m)
+                if state != .open { return }
+            }
+        } catch {
+            fail("the bus sent bytes that are not a D-Bus message (\(error))")
+        }
+    }
+}
