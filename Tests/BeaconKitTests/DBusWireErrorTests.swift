@@ -207,18 +207,27 @@ extension DBusWireTests {
     /// a variant holding `a(v)`: 21 levels and the innermost variant are 64 containers, 22 are 67.
     /// KNOWN SOURCE BUG: DBusDecoder counts variants only (23 < 64), so the 67-deep one decodes.
     func testVariantsCountOtherContainersTowardsDepth64() throws {
-        func nested(_ levels: Int) -> DBusValue {
-            (0..<levels).reduce(DBusValue.variant(.byte(1))) { v, _ in .variant(.array(.structure([.variant]), [.structure([v])])) }
-        }
-        let ok = DBusMessage(kind: .methodCall, serial: 1, path: "/", member: "M", body: [nested(21)])
+        let ok = DBusMessage(kind: .methodCall, serial: 1, path: "/", member: "M", body: [nestedContainers(21)])
         XCTAssertEqual(try DBusMessage.decode(ok.encoded()), ok)
-        let deep = DBusMessage(kind: .methodCall, serial: 1, path: "/", member: "M", body: [nested(22)])
+        let deep = DBusMessage(kind: .methodCall, serial: 1, path: "/", member: "M", body: [nestedContainers(22)])
         dbusAssertRejects(deep.encoded())
     }
 
+    /// `levels` variants each holding `a(v)`, around a variant holding a byte: 3 × levels + 1 containers.
+    private func nestedContainers(_ levels: Int) -> DBusValue {
+        (0..<levels).reduce(DBusValue.variant(.byte(1))) { v, _ in .variant(.array(.structure([.variant]), [.structure([v])])) }
+    }
+
     /// The deepest value the signature limits let through in each of 64 variants (32 arrays and
-    /// 32 structures each): rejected or decoded, but no stack overflow.
+    /// 32 structures each): rejected or decoded, but no stack overflow. KNOWN SOURCE BUG: without
+    /// a limit on the total depth, decoding it recurses about 4,200 calls of DBusDecoder.read deep,
+    /// past the 8 MiB stack in a debug build (SIGSEGV, which ends the whole test run; an -O build
+    /// needs 0.5-1 MiB). So it is only decoded once the 64-container limit above holds.
     func testDeepestNestingDoesNotCrash() {
+        let probe = DBusMessage(kind: .methodCall, serial: 1, path: "/", member: "M", body: [nestedContainers(22)])
+        if (try? DBusMessage.decode(probe.encoded())) != nil {
+            return XCTFail("no total depth limit: decoding the deepest message would overflow the stack; not tried")
+        }
         var v = DBusValue.byte(1)
         for _ in 0..<64 {
             for _ in 0..<32 { v = .structure([v]) }
@@ -260,10 +269,10 @@ extension DBusWireTests {
     }
 
     func testAuthRejected() {
-        for line in ["REJECTED EXTERNAL\r\n", "REJECTED\r\n", "ERROR \"no\"\r\n", "DATA 3030\r\n", "OKAY\r\n", "\r\n"] {
+        for line in ["REJECTED EXTERNAL", "REJECTED", "ERROR \"no\"", "DATA 3030", "OKAY", "ok 1234", ""] {
             var auth = DBusAuthClient()
-            guard case .rejected(let why) = auth.feed(Array(line.utf8)) else { XCTFail(line); continue }
-            XCTAssertTrue(why.contains(line.dropLast(2)), why)
+            guard case .rejected(let why) = auth.feed(Array((line + "\r\n").utf8)) else { XCTFail(line); continue }
+            XCTAssertTrue(why.hasSuffix(line) || why.hasSuffix("(\(line))"), why)
         }
     }
 

@@ -29,7 +29,7 @@ let dbusCallFields: [(UInt8, DBusValue)] = [(1, .objectPath("/a")), (3, .string(
 func dbusAssertRejects(_ bytes: [UInt8], _ expected: DBusWireError? = nil, file: StaticString = #filePath, line: UInt = #line) {
     do {
         let m = try DBusMessage.decode(bytes)
-        XCTFail("decoded \(m)", file: file, line: line)
+        XCTFail("decoded a \(m.kind) with body '\(m.signature)'", file: file, line: line)
     } catch {
         if let expected { XCTAssertEqual(error, expected, file: file, line: line) }
     }

@@ -18,6 +18,11 @@ tbg_addr() { hciconfig hci0 | awk '/BD Address/ {print $3}'; }
 # tbg_hex TEXT: TEXT's bytes as gatttool prints a value ("61 62 63")
 tbg_hex() { printf '%s' "$1" | od -An -tx1 -v | tr -s ' \n' ' ' | sed 's/^ //; s/ $//'; }
 
+# tbg_primaries: the primary services' UUIDs the central finds on hci0, one per line
+tbg_primaries() {
+  timeout 20 gatttool -i "$TBG_CENTRAL" -b "$(tbg_addr)" -t public --primary | sed -n 's/.*uuid: \([0-9a-f-]*\).*/\1/p'
+}
+
 # tbg_read_identity: what the library does, with gatttool on $TBG_CENTRAL: find the service by UUID,
 # its characteristics, read the first (a long read: Read, then Read Blob); prints the value's
 # bytes as gatttool does; fails when any step does

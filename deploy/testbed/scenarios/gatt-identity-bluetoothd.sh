@@ -24,13 +24,11 @@ wait_count() {
 }
 BY_BLUEZ="served by bluetoothd over D-Bus"
 BY_OWN="served by altbeacond's own ATT server"
-# primaries: the primary services' UUIDs the central finds on hci0, one per line
-primaries() { timeout 20 gatttool -i "$TBG_CENTRAL" -b "$(tbg_addr)" -t public --primary | sed -n 's/.*uuid: \([0-9a-f-]*\).*/\1/p'; }
 # database_of WHO: the database the central sees is bluetoothd's (it has the Device Information
 # service, 180a, which only bluetoothd serves) or our own (GAP, GATT and the identity only)
 database_of() {
   local p
-  p=$(primaries) || { tbd_dump; tb_fail "the central could not list the primary services ($1)"; }
+  p=$(tbg_primaries) || { tbd_dump; tb_fail "the central could not list the primary services ($1)"; }
   grep -qx "$TBG_SERVICE" <<<"$p" || { echo "$p"; tbd_dump; tb_fail "the identity service is not in the database ($1)"; }
   if [ "$1" = bluetoothd ]; then
     grep -q "^0000180a-" <<<"$p" || { echo "$p"; tbd_dump; tb_fail "not bluetoothd's database"; }

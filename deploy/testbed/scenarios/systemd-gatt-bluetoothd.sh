@@ -37,6 +37,10 @@ wait_for 15 logged "GATT identity served by bluetoothd over D-Bus" || fail "the 
 wait_for 5 eval 'case "$(prop StatusText)" in *"GATT identity served by bluetoothd (D-Bus)"*) true ;; *) false ;; esac' \
   || fail "STATUS= is '$(prop StatusText)'"
 st=$(prop StatusText)
+# bluetoothd's database (its Device Information service, 180a) with the identity service in it
+p=$(tbg_primaries) || fail "the central could not list the primary services"
+grep -qx "$TBG_SERVICE" <<<"$p" && grep -q "^0000180a-" <<<"$p" || { echo "$p"; fail "the identity service is not in bluetoothd's database"; }
+tb_wait_heard "$TBG_ADV" 10000 >/dev/null || fail "the identity is not on air after the listing"
 value=$(tbg_read_identity) || fail "the central could not read the identity through bluetoothd"
 [ "$value" = "$(tbg_hex "$id")" ] || fail "read '$value', not the identifier"
 journal 60 | grep -qi "permission denied\|EPERM\|not permitted\|AccessDenied\|refused" && fail "something was refused under the sandbox"

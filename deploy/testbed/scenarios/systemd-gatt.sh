@@ -3,7 +3,7 @@
 # SPEC §3 under the shipped unit's sandbox (a real systemd as PID 1, the unit's user, its two
 # capabilities, RestrictAddressFamilies=, SystemCallFilter=): `[gatt_identity]` added by an
 # edit and `systemctl reload`; STATUS= names who serves the identity; a central on hci1 reads it
-# by UUID from the daemon's own ATT server (no bluetoothd in this guest); `systemctl stop` takes
+# by UUID from the daemon's own ATT server (bluetooth.service stopped); `systemctl stop` takes
 # the identity and the AltBeacon frame off air.
 . "$TB_REPO/deploy/testbed/lib.sh"
 . "$TB_REPO/deploy/testbed/lib-gatt.sh"
@@ -17,6 +17,12 @@ wait_for() {  # SECONDS COMMAND...: until COMMAND succeeds
   for ((i = 0; i < s * 10; i++)); do "$@" && return 0; _tb_sleep 0.1; done
   return 1
 }
+# No bluetoothd: udev starts bluetooth.target (so bluetoothd) when the controllers appear; stop
+# it, so the daemon serves the identity itself (systemd-gatt-bluetoothd is the other case).
+# bluetoothd powers its adapters off as it exits: the daemon brings hci0 up, the central's comes
+# up by hand.
+systemctl stop bluetooth.service 2>/dev/null
+hciconfig hci1 up || tb_fail "hci1 does not come up"
 wait_for 30 test "$(prop ActiveState)" = active || fail "altbeacond.service is $(prop ActiveState)"
 tb_wait_heard "$TB_RIG_HEX" 15000 >/dev/null || fail "beacon not heard"
 id="systemd-sandbox-identity"
