@@ -320,9 +320,8 @@ final class BlueZGATTRegistrationTests: XCTestCase {
 
     /// The bus delivers a signal addressed to us from any client whatever our match rules say
     /// (system.conf allows every signal), and only the bus itself can own NameOwnerChanged.
-    /// KNOWN SOURCE BUG: BlueZGATTRegistration.signal does not check that the sender is
-    /// org.freedesktop.DBus, so any local client can end the registration (or make another
-    /// name "bluetoothd").
+    /// Without checking that the sender is org.freedesktop.DBus, any local client could end the
+    /// registration (or make another name "bluetoothd").
     func testNameOwnerChangedFromAnotherClientIgnored() {
         serve()
         XCTAssertEqual(receive(nameOwnerChanged(Self.bluetoothd, "", from: ":1.66", to: Self.us)), [])

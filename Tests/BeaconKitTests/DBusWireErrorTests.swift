@@ -122,7 +122,7 @@ extension DBusWireTests {
     }
 
     /// UNIX_FDS (9) is a UINT32 (specification, "Header Fields"): a valid message carrying it,
-    /// even 0, decodes. KNOWN SOURCE BUG: DBusMessage.decode throws badHeader("header field 9 of type u").
+    /// even 0, decodes (it once threw badHeader("header field 9 of type u")).
     func testUnixFDsHeaderFieldAccepted() throws {
         let m = try DBusMessage.decode(dbusRawMessage(fields: dbusCallFields + [(9, .uint32(0))]))
         XCTAssertEqual(m.member, "M")
@@ -199,13 +199,13 @@ extension DBusWireTests {
         let ok = DBusMessage(kind: .methodCall, serial: 1, path: "/", member: "M", body: [nested(64)])
         XCTAssertEqual(try DBusMessage.decode(ok.encoded()), ok)
         let deep = DBusMessage(kind: .methodCall, serial: 1, path: "/", member: "M", body: [nested(65)])
-        dbusAssertRejects(deep.encoded(), .badValue("variants nested too deep"))
+        dbusAssertRejects(deep.encoded(), .badValue("containers nested more than 64 deep"))
     }
 
     /// "Use of variants may not cause a total message depth to be larger than 64, including other
-    /// container types such as structures" (specification, "Valid Signatures"). Each level here is
+    /// container types such as structures" (specification, marshaling of VARIANT). Each level here is
     /// a variant holding `a(v)`: 21 levels and the innermost variant are 64 containers, 22 are 67.
-    /// KNOWN SOURCE BUG: DBusDecoder counts variants only (23 < 64), so the 67-deep one decodes.
+    /// (DBusDecoder once counted variants only, 23 < 64, so the 67-deep one decoded.)
     func testVariantsCountOtherContainersTowardsDepth64() throws {
         let ok = DBusMessage(kind: .methodCall, serial: 1, path: "/", member: "M", body: [nestedContainers(21)])
         XCTAssertEqual(try DBusMessage.decode(ok.encoded()), ok)
@@ -219,10 +219,10 @@ extension DBusWireTests {
     }
 
     /// The deepest value the signature limits let through in each of 64 variants (32 arrays and
-    /// 32 structures each): rejected or decoded, but no stack overflow. KNOWN SOURCE BUG: without
-    /// a limit on the total depth, decoding it recurses about 4,200 calls of DBusDecoder.read deep,
-    /// past the 8 MiB stack in a debug build (SIGSEGV, which ends the whole test run; an -O build
-    /// needs 0.5-1 MiB). So it is only decoded once the 64-container limit above holds.
+    /// 32 structures each): rejected or decoded, but no stack overflow. Without a limit on the
+    /// total depth, decoding it recursed about 4,200 calls of DBusDecoder.read deep, past the 8 MiB
+    /// stack in a debug build (SIGSEGV, ending the whole test run; an -O build needs 0.5-1 MiB).
+    /// So it is only decoded once the 64-container limit above holds.
     func testDeepestNestingDoesNotCrash() {
         let probe = DBusMessage(kind: .methodCall, serial: 1, path: "/", member: "M", body: [nestedContainers(22)])
         if (try? DBusMessage.decode(probe.encoded())) != nil {

@@ -4,7 +4,8 @@
 // of each frame found; the ATT server of the GATT identity (any central may connect), given
 // the bytes as one PDU and as a connection's PDUs one after the other; and the ATT client of
 // `scan --read-identity` (any device advertising the service answers it): its response decoders,
-// and its read procedure given the bytes as the answer at each step. Built by deploy/fuzz/run
+// and its read procedure given the bytes as the answer at each step; and the D-Bus client's
+// decoders and state machine (FuzzDBus.swift). Built by deploy/fuzz/run
 // together with Sources/BeaconKit/**/*.swift into one module, so internal helpers are visible.
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -28,6 +29,8 @@ public func fuzzDecoders(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     checkATT(bytes)
     // The bytes as ATT PDUs from a peripheral, to scan --read-identity's client.
     checkATTClient(bytes)
+    // The bytes as what the system bus sends (deploy/fuzz/FuzzDBus.swift).
+    checkDBus(bytes)
     return 0
 }
 

@@ -129,6 +129,7 @@ public struct DBusMessage: Equatable, Sendable {
             case (6, .string(let s)): m.destination = s
             case (7, .string(let s)): m.sender = s
             case (8, .signature(let s)): signature = s
+            case (9, .uint32): break   // UNIX_FDS: we pass none and read none
             case (1...9, _): throw .badHeader("header field \(code) of type \(v.type.signature)")
             default: break   // unknown fields are ignored, as the specification says
             }

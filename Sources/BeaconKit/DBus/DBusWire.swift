@@ -76,8 +76,16 @@ struct DBusDecoder {
     let bytes: [UInt8]
     let bigEndian: Bool
     var offset: Int
-    /// Variants nest through values, not signatures: bounded separately (the spec's 64 levels in all).
+    /// Containers (arrays, structures, dict entries, variants) being read: at most 64 in all, as
+    /// the specification says. Signatures bound arrays and structures, but variants nest through
+    /// values, and without this a small message could recurse thousands of calls deep.
     private var depth = 0
+    static let maximumDepth = 64
+
+    private mutating func enter() throws(DBusWireError) {
+        guard depth < Self.maximumDepth else { throw .badValue("containers nested more than \(Self.maximumDepth) deep") }
+        depth += 1
+    }
 
     init(_ bytes: [UInt8], bigEndian: Bool, offset: Int = 0) {
         self.bytes = bytes; self.bigEndian = bigEndian; self.offset = offset
@@ -155,11 +163,12 @@ struct DBusDecoder {
             let s = try readSignature()
             let types = try DBusType.parse(signature: s)
             guard types.count == 1 else { throw .badValue("variant signature '\(s)'") }
-            guard depth < 64 else { throw .badValue("variants nested too deep") }
-            depth += 1
+            try enter()
             defer { depth -= 1 }
             return .variant(try read(types[0]))
         case .array(let element):
+            try enter()
+            defer { depth -= 1 }
             let length = Int(try readInteger(UInt32.self))
             guard length <= 1 << 26 else { throw .tooLarge(length) }
             try align(element.alignment)
@@ -170,11 +179,15 @@ struct DBusDecoder {
             guard offset == end else { throw .badValue("an array element past the array's length") }
             return .array(element, items)
         case .structure(let fields):
+            try enter()
+            defer { depth -= 1 }
             try align(8)
             var values: [DBusValue] = []
             for f in fields { values.append(try read(f)) }
             return .structure(values)
         case .dictEntry(let k, let v):
+            try enter()
+            defer { depth -= 1 }
             try align(8)
             let key = try read(k)
             return .dictEntry(key, try read(v))

@@ -155,7 +155,9 @@ public struct BlueZGATTRegistration: Sendable {
     // MARK: signals
 
     private mutating func signal(_ m: DBusMessage) -> [Output] {
-        if m.interface == Self.busName, m.member == "NameOwnerChanged", m.body.count == 3,
+        // Only the bus itself sends as org.freedesktop.DBus: any other client may send us a
+        // NameOwnerChanged too, and must not make us think bluetoothd left (or that it is them).
+        if m.sender == Self.busName, m.interface == Self.busName, m.member == "NameOwnerChanged", m.body.count == 3,
            m.body[0].stringValue == Self.bluez {
             let owner = m.body[2].stringValue ?? ""
             return ownerChanged(to: owner.isEmpty ? nil : owner)
