@@ -162,7 +162,7 @@ extension Advertiser {
             { [unowned self] next in slotData = []; turn = 0; send(frame: 0, slot: 0, plan, c, gen, next) },
             // Some controllers answer Command Disallowed when already enabled: not a failure.
             { [unowned self] next in legacyArmed = true; next(nil) },
-            run(LESetAdvertiseEnable(true), c, gen, tolerating: [.commandDisallowed]),
+            { [unowned self] next in run(LESetAdvertiseEnable(true), c, gen, tolerating: enableTolerance)(next) },
         ], done)
     }
 
@@ -181,11 +181,18 @@ extension Advertiser {
                                                        connectable: isConnectable(frame: plan.frames(inSlot: s).lowerBound))
                 },
                 { [unowned self] next in send(frame: plan.frames(inSlot: s).lowerBound, slot: s, plan, c, gen, next) },
-                run(LESetExtendedAdvertisingEnable(true, handle: h), c, gen, tolerating: [.commandDisallowed]),
+                { [unowned self] next in run(LESetExtendedAdvertisingEnable(true, handle: h), c, gen, tolerating: enableTolerance)(next) },
             ]
         }
         chain(steps, done)
     }
+
+    /// What an arm's enable may be answered without failing: Command Disallowed means "already
+    /// enabled" on some controllers, but not while a central is connected. The parameters were
+    /// just accepted, which they are only while advertising is off, so it is a refusal to
+    /// advertise beside the link: the policy then waits for the disconnection (phase connected)
+    /// instead of believing the frames are on air.
+    var enableTolerance: [HCIStatus] { links.isEmpty ? [.commandDisallowed] : [] }
 
     /// Sets parameters at the configured interval; Bluetooth 4.x controllers refuse
     /// non-connectable intervals under 100 ms, so fall back to 100 ms and say so.

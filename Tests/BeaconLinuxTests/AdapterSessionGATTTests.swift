@@ -81,6 +81,33 @@ final class AdapterSessionGATTTests: ScriptedTestCase {
         XCTAssertTrue(loop.run(atMostMs: 2000) { c.onAir.contains(identity.advertisingData) })
     }
 
+    /// A controller that answers Command Disallowed to every enable while a central is connected:
+    /// not taken for "already enabled" (the parameters were just accepted, so advertising was
+    /// off). The frames wait for the disconnection, the phase says so, no fault is counted, and
+    /// everything is back after it.
+    func testAnEnableRefusedWhileConnectedWaitsForTheDisconnection() {
+        for legacy in [true, false] {
+            freshLoop()
+            let c = controller(legacy: legacy)
+            c.refusesEnableWhileConnected = true
+            let p = session(c, config())
+            p.session.start()
+            loop.run(forMs: 3000)
+            XCTAssertTrue(loop.run(atMostMs: 2000) { c.onAir.contains(identity.advertisingData) })
+            c.centralConnects(handle: 42)
+            XCTAssertTrue(loop.run(atMostMs: 2000) { p.phase == .fault(.connected) }, "legacy: \(legacy)\n" + dumpLog())
+            loop.run(forMs: 5000)
+            XCTAssertEqual(c.onAir, [], "the controller advertises nothing beside the link")
+            XCTAssertEqual(p.phase, .fault(.connected), "still waiting, not climbing the ladder")
+            XCTAssertEqual(p.session.policy.ladderFailures, 0)
+            c.linkEnds(handle: 42)
+            XCTAssertNotNil(msUntil(c, airs: [TestBeacons.payload()], atMostMs: 2000), dumpLog())
+            XCTAssertTrue(loop.run(atMostMs: 2000) { c.onAir.contains(identity.advertisingData) })
+            XCTAssertTrue(loop.run(atMostMs: 2000) { p.phase == .advertising }, dumpLog())
+            XCTAssertEqual(p.session.policy.totalRearms, 0, "a connection is not a fault")
+        }
+    }
+
     func testStopDisconnectsTheCentralAndTakesEverythingOffAir() {
         let c = controller(sets: 4)
         let p = session(c, config())

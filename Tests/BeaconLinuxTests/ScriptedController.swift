@@ -43,6 +43,9 @@ final class ScriptedHCIController: ControllerAccess {
     var strictClear = true
     /// Answers Command Disallowed to an enable when already enabled (or a disable when disabled).
     var refusesRedundantEnable = false
+    /// Answers Command Disallowed to every enable while a central is connected (a controller that
+    /// cannot advertise beside a peripheral link), leaving advertising off.
+    var refusesEnableWhileConnected = false
     /// Every answer comes this long after the command (0: on the next loop turn).
     var answerDelayMs: Int64 = 0
     /// Hung: commands are neither executed nor answered.

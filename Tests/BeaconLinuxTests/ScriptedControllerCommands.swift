@@ -96,6 +96,7 @@ extension ScriptedHCIController {
             guard p.count == 1 else { return refuse(.invalidParameters) }
             let on = p[0] == 1
             if refusesRedundantEnable && on == legacyEnabled { return refuse(.commandDisallowed) }
+            if refusesEnableWhileConnected && on && !links.isEmpty { return refuse(.commandDisallowed) }
             legacyEnabled = on
         }
         return [0]
@@ -134,6 +135,7 @@ extension ScriptedHCIController {
                 return [0]
             }
             let handles = stride(from: 2, to: p.count, by: 4).map { p[$0] }
+            if refusesEnableWhileConnected && on && !links.isEmpty { return refuse(.commandDisallowed) }
             for h in handles {
                 guard let s = sets[h] else { return refuse(.unknownAdvertisingIdentifier) }
                 if refusesRedundantEnable && s.enabled == on { return refuse(.commandDisallowed) }
