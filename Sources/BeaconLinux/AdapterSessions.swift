@@ -168,11 +168,13 @@ public final class AdapterSessions {
         case .stopped: phase = .stopping
         }
         let a = session.advertiser
-        return DaemonStatus(phase: phase, escalation: p.escalation, ladderFailures: p.ladderFailures, rearms: p.rearms,
+        var s = DaemonStatus(phase: phase, escalation: p.escalation, ladderFailures: p.ladderFailures, rearms: p.rearms,
                             refusedEdit: refusedEdit, adapter: session.adapter, beacon: describe(session.config),
                             mode: a.mode, intervalMs: Int(a.effectiveIntervalMs), frames: session.config.frames.map(\.name),
                             gattServer: session.config.gattIdentity == nil ? nil : gatt?.server?.rawValue ?? "nobody (see log)",
                             centrals: p.connections.count)
+        s.escalations = p.escalations
+        return s
     }
 
     /// Computes the status once; every output sees it only when it changed (or when `force`d:

@@ -16,6 +16,10 @@ final class Daemon {
     /// Every adapter session, the config generations, the status and its outputs.
     let sessions: AdapterSessions
     var lights: LEDStatusOutput?
+    /// The JSON status file (`altbeacond health`) and the Prometheus text file (`[metrics]`).
+    var statusFile: StatusFileOutput?
+    var metricsFile: StatusFileOutput?
+    let startTime = wallClockSeconds()
     var watcher: ConfigWatcher?
     var rfkill: RfkillWatcher?
     var debouncer = Debouncer()
@@ -61,6 +65,11 @@ final class Daemon {
     func start(bytes: [UInt8]?) {
         log.info("altbeacond \(version): beacon \(describe(config)) on \(config.bluetooth.adapter), every \(config.bluetooth.intervalMs) ms")
         if let leds = config.leds { setLights(StatusLights(settings: leds, loop: loop, log: log)) }
+        let status = StatusFileOutput(path: runtimeDirectory() + "/status.json", what: "status file", loop: loop, log: log,
+                                      version: version, startTime: startTime) { $0.json }
+        statusFile = status
+        sessions.outputs.append(status)
+        setMetrics(config.metrics.textfile)
         watchSignals()
         watchControl()
         watchMonitorFirst()
@@ -78,6 +87,19 @@ final class Daemon {
             log.warning("cannot filter the HCI monitor (\(error)); watching all controllers")
         }
         watchMonitor()
+    }
+
+    /// The Prometheus text file at `path` (nil: none); the old one stays as it was last written.
+    func setMetrics(_ path: String?) {
+        guard path != metricsFile?.path else { return }
+        if let old = metricsFile {
+            old.close(remove: false)
+            sessions.outputs.removeAll { $0 === old }
+        }
+        metricsFile = path.map {
+            StatusFileOutput(path: $0, what: "metrics text file", loop: loop, log: log, version: version, startTime: startTime) { $0.prometheus }
+        }
+        if let metricsFile { sessions.outputs.append(metricsFile) }
     }
 
     func setLights(_ l: StatusLights?) {
@@ -181,6 +203,9 @@ final class Daemon {
         sessions.stop(deadlineMs: Self.stopDeadlineMs) { [unowned self] in
             // Dark only now: the LED said "on air" for as long as the beacon was.
             lights?.release()
+            // No daemon, no status file (health: unknown); the metrics say "off air" and age.
+            statusFile?.close(remove: true)
+            metricsFile?.close(remove: false)
             loop.stop()
         }
     }

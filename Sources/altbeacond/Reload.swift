@@ -50,6 +50,10 @@ extension Daemon {
                 }
                 sessions.publishStatus(force: true)   // show the status again on the new lines
             }
+            if new.config.metrics != old.metrics {
+                setMetrics(new.config.metrics.textfile)
+                sessions.publishStatus(force: true)
+            }
         }
     }
 }

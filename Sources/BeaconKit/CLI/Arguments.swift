@@ -4,6 +4,8 @@ public enum Command: Equatable, Sendable {
     case check(configPath: String)
     /// `readIdentity`: connect to each device advertising the GATT identity and read it.
     case scan(adapter: String, timeoutSeconds: UInt32?, json: Bool, readIdentity: Bool = false)
+    /// `statusPath` nil: the daemon's runtime directory's status.json.
+    case health(statusPath: String?, json: Bool)
     case help
     case version
 }
@@ -22,6 +24,8 @@ public enum Arguments {
       altbeacond scan  [--adapter hciN] [--timeout S] [--json] [--read-identity]
                                            list beacons heard nearby (AltBeacon, iBeacon, Eddystone,
                                            the GATT identity)
+      altbeacond health [--json] [--status PATH]
+                                           the running daemon's health, as monitoring plugins report it
       altbeacond --help | --version
 
     Options:
@@ -31,8 +35,11 @@ public enum Arguments {
           --json           one JSON object per sighting per line
           --read-identity  connect to each device advertising the GATT identity (once per scan)
                            and read its identifier, as the iOS AltBeacon library does
+          --status PATH    the daemon's status file (default $RUNTIME_DIRECTORY/status.json,
+                           else /run/altbeacond/status.json)
 
-    Exit status: 0 ok, 64 usage error, 77 permission denied, 78 bad config.
+    Exit status: 0 ok, 64 usage error, 77 permission denied, 78 bad config; health: 0 on air,
+    1 degraded (on air with a refused edit, re-arming), 2 off air, 3 unknown (not running).
     """
 
     public static let defaultConfigPath = "/etc/altbeacond/config.toml"
@@ -80,6 +87,21 @@ public enum Arguments {
                 }
             }
             return .success(.scan(adapter: adapter, timeoutSeconds: timeout, json: json, readIdentity: readIdentity))
+        case "health":
+            var path: String?, json = false
+            while let arg = rest.first {
+                rest.removeFirst()
+                if arg == "--json" { json = true; continue }
+                if arg == "-h" || arg == "--help" { return .success(.help) }
+                switch option(arg, &rest, names: ["-s", "--status"]) {
+                case .value(let v):
+                    guard !v.isEmpty else { return .failure(UsageError("--status takes a path")) }
+                    path = v
+                case .missing: return .failure(UsageError("option '\(arg)' needs a value"))
+                case .notThis: return .failure(UsageError("unknown option '\(arg)' for 'health'"))
+                }
+            }
+            return .success(.health(statusPath: path, json: json))
         default:
             if first.hasPrefix("-") { return .failure(UsageError("unknown option '\(first)'")) }
             return .failure(UsageError("unknown command '\(first)'"))

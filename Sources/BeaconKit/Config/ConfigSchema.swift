@@ -9,6 +9,7 @@ enum ConfigSchema {
         ("eddystone", ["namespace", "instance", "url", "tlm", "power_0m"]),
         ("overflow", ["major", "minor", "matching_byte"]),
         ("gatt_identity", ["identifier", "name"]),
+        ("metrics", ["textfile"]),
     ]
 
     /// Compared byte for byte (TOML keys are scalar sequences; see `sameKey`).
@@ -81,10 +82,13 @@ struct ConfigValidator {
         let watchdog = readWatchdog(tables["watchdog"] ?? TOMLTable())
         let frames = beacon.flatMap { readFrames($0, tables) }
         let gatt = beacon.flatMap { b in tables["gatt_identity"].flatMap { readGATTIdentity($0, b) } }
+        let metrics = tables["metrics"].map { readMetrics($0) }
         guard problems.isEmpty, let b = beacon, let frames, let bt = bluetooth, let w = watchdog else { return nil }
         if tables["leds"] != nil, leds == nil { return nil }
         if tables["gatt_identity"] != nil, gatt == nil { return nil }
-        return BeaconConfig(beacon: b, frames: frames, bluetooth: bt, leds: leds, watchdog: w, gattIdentity: gatt)
+        var config = BeaconConfig(beacon: b, frames: frames, bluetooth: bt, leds: leds, watchdog: w, gattIdentity: gatt)
+        config.metrics = metrics ?? MetricsSettings()
+        return config
     }
 
     // MARK: - Tables
@@ -163,6 +167,23 @@ struct ConfigValidator {
         var out = WatchdogSettings()
         if let v = integer(t, "watchdog", "check_interval_s", WatchdogSettings.checkIntervalRange) {
             out.checkIntervalS = UInt32(truncatingIfNeeded: v)
+        }
+        return out
+    }
+
+    /// `[metrics]`: `textfile`, an absolute path ending in `.prom` (node_exporter's textfile
+    /// collector reads only those; the temporary file beside it does not end so).
+    mutating func readMetrics(_ t: TOMLTable) -> MetricsSettings {
+        var out = MetricsSettings()
+        guard let (path, at) = string(t, "metrics", "textfile") else { return out }
+        if !path.hasPrefix("/") {
+            report("metrics.textfile must be an absolute path, found \"\(path)\"", at: at)
+        } else if !path.hasSuffix(".prom") || path.hasSuffix("/.prom") {
+            report("metrics.textfile must end in .prom (node_exporter's textfile collector reads only those), found \"\(path)\"", at: at)
+        } else if path.utf8.count > 4000 || path.utf8.contains(0) {
+            report("metrics.textfile is not a usable path", at: at)
+        } else {
+            out.textfile = path
         }
         return out
     }

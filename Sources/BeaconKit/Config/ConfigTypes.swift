@@ -9,8 +9,10 @@ public struct BeaconConfig: Equatable, Sendable {
     public var leds: LEDSettings?
     public var watchdog: WatchdogSettings
     /// `[gatt_identity]`: the identity the iOS "AltBeacon" library connects to read; nil without
-    /// the table. Not a frame: `check` shows it, but this version puts nothing of it on air.
+    /// the table. Not a frame: connectable advertising with a GATT server behind it.
     public var gattIdentity: GATTIdentity?
+    /// `[metrics]`: the Prometheus text file (SPEC §10); nothing written without it.
+    public var metrics = MetricsSettings()
 
     /// `frames` nil: the AltBeacon frame of `beacon` alone.
     public init(beacon: BeaconIdentity, frames: [ConfiguredFrame]? = nil, bluetooth: BluetoothSettings = BluetoothSettings(),
@@ -22,6 +24,13 @@ public struct BeaconConfig: Equatable, Sendable {
         self.watchdog = watchdog
         self.gattIdentity = gattIdentity
     }
+}
+
+/// `[metrics]`.
+public struct MetricsSettings: Equatable, Sendable {
+    /// Where node_exporter's textfile collector reads our metrics (an absolute `.prom` path).
+    public var textfile: String?
+    public init(textfile: String? = nil) { self.textfile = textfile }
 }
 
 /// `[bluetooth]`.

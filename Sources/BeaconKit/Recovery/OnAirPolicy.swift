@@ -25,6 +25,8 @@ public struct OnAirPolicy: Sendable {
     /// refusals), also across arms that succeed but whose probes then fail: the ladder's count.
     public internal(set) var ladderFailures = 0
     public internal(set) var escalation: Escalation = .retrying
+    /// How often each step of the ladder was taken (power cycles, restarts asked for).
+    public internal(set) var escalations: [Escalation: Int] = [:]
     /// Since when the beacon is on air; the ladder resets only once it stayed so for `stableMs`.
     var onAirSince: Int64?
     /// Probes in a row that got no answer: one is not yet "hung".

@@ -48,11 +48,13 @@ extension OnAirPolicy {
         }
         if escalation == .retrying && ladderFailures >= Self.powerCycleAfter {
             escalation = .powerCycled
+            escalations[.powerCycled, default: 0] += 1
             pendingScope = .powerCycle
             return [.warning("\(fault.rawValue) after \(ladderFailures) re-arms; taking the adapter down and up")]
         }
         if escalation == .powerCycled && ladderFailures >= Self.powerCycleAfter + Self.restartAfter {
             escalation = .restartRequested
+            escalations[.restartRequested, default: 0] += 1
             return [.warning("\(fault.rawValue) after \(ladderFailures) re-arms, also after taking the adapter down and up; restarting the service"),
                     .requestRestart]
         }

@@ -57,7 +57,7 @@ public enum PolicyPhase: Equatable, Sendable {
 }
 
 /// Where a controller that keeps failing is on the escalation ladder (SPEC §5).
-public enum Escalation: String, Equatable, Sendable {
+public enum Escalation: String, CaseIterable, Equatable, Sendable {
     /// Re-arming with back-off.
     case retrying
     /// The adapter was taken down and up; re-arming again.

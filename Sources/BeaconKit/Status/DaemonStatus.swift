@@ -14,6 +14,8 @@ public struct DaemonStatus: Equatable, Sendable {
     public var ladderFailures: Int
     /// Re-arms per cause, since start, in `RearmCause.allCases` order (causes never seen: 0).
     public var rearms: [RearmCause: Int]
+    /// Steps of the escalation ladder taken (power cycles, restarts asked for), since start.
+    public var escalations: [Escalation: Int] = [:]
     /// The headline of the last refused edit (nil: the file on disk is what is on air).
     public var refusedEdit: String?
     public var adapter: String

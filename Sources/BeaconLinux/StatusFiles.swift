@@ -1,0 +1,107 @@
+import BeaconKit
+import CLinux
+import Glibc
+
+/// The beacon's health written to a file (SPEC §10): the JSON status file `altbeacond health`
+/// reads, or the Prometheus text file node_exporter serves. Written atomically (a temporary file
+/// in the same directory, renamed over the old one: a reader never sees half a file) on every
+/// change and at least every `refreshMs`, so a reader can tell a live daemon from a dead one by
+/// the file's own timestamp. A write that fails (full disk, no permission) is said once per
+/// cause and tried again with back-off; the beacon never waits for it.
+public final class StatusFileOutput: StatusOutput {
+    public static let refreshMs: Int64 = 60_000
+    static let retryMs: ClosedRange<Int64> = 2000...60_000
+
+    public let path: String
+    private let what: String
+    private let loop: EventLoop
+    private let log: Logger
+    private let render: (StatusExport) -> String
+    private let version: String
+    private let startTime: Int64
+    private let timer: LoopTimer
+    private var last: DaemonStatus?
+    private var lastProblem: Errno?
+    private var retryDelay = StatusFileOutput.retryMs.lowerBound
+
+    /// `what` names the file in log lines ("status file", "metrics text file").
+    public init(path: String, what: String, loop: EventLoop, log: Logger, version: String, startTime: Int64,
+                render: @escaping (StatusExport) -> String) {
+        self.path = path; self.what = what; self.loop = loop; self.log = log
+        self.version = version; self.startTime = startTime; self.render = render
+        timer = loop.makeTimer()
+    }
+
+    public func show(_ status: DaemonStatus) {
+        last = status
+        write()
+    }
+
+    /// Stops refreshing; with `remove`, the file goes too (the status file: no daemon, no file).
+    public func close(remove: Bool) {
+        timer.cancel()
+        if remove { _ = unlink(path) }
+    }
+
+    private func write() {
+        guard let status = last else { return }
+        let export = StatusExport(status: status, version: version, pid: getpid(), startTime: startTime, updated: wallClockSeconds())
+        do throws(Errno) {
+            try writeFileAtomically(path, Array(render(export).utf8), mode: 0o644)
+            if lastProblem != nil { log.notice("\(what) \(path) written again") }
+            lastProblem = nil
+            retryDelay = Self.retryMs.lowerBound
+            timer.schedule(afterMs: Self.refreshMs) { [unowned self] in write() }
+        } catch {
+            if lastProblem != error {
+                log.warning("cannot write the \(what) \(path) (\(error)); the beacon goes on; trying again with back-off")
+            }
+            lastProblem = error
+            timer.schedule(afterMs: retryDelay) { [unowned self] in write() }
+            retryDelay = min(retryDelay * 2, Self.retryMs.upperBound)
+        }
+    }
+}
+
+/// Unix time in seconds (the wall clock: what Prometheus and people read).
+public func wallClockSeconds() -> Int64 {
+    var ts = timespec()
+    clock_gettime(CLOCK_REALTIME, &ts)
+    return Int64(ts.tv_sec)
+}
+
+/// Replaces `path` with `bytes` in one step: written to a hidden temporary file in the same
+/// directory (node_exporter reads only `*.prom`, so never the temporary one), given `mode`, then
+/// renamed over it. No fsync: these files describe the running process and are rewritten anyway.
+public func writeFileAtomically(_ path: String, _ bytes: [UInt8], mode: mode_t) throws(Errno) {
+    let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")).map { path.utf8.distance(from: path.utf8.startIndex, to: $0) } ?? -1
+    let dir = slash < 0 ? "." : String(decoding: Array(path.utf8)[0..<max(slash, 1)], as: UTF8.self)
+    let name = String(decoding: Array(path.utf8)[(slash + 1)...], as: UTF8.self)
+    let temp = (slash < 0 ? "" : dir == "/" ? "/" : dir + "/") + ".\(name).\(getpid()).tmp"
+    let fd = FileDescriptor(try syscall { open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode) })
+    do throws(Errno) {
+        _ = try syscall { fchmod(fd.rawValue, mode) }   // whatever the umask
+        var rest = bytes[...]
+        while !rest.isEmpty {
+            let chunk = Array(rest)
+            let n = try fd.write(chunk)
+            rest = rest.dropFirst(n)
+        }
+        let closed = Glibc.close(fd.rawValue)
+        fd.forget()
+        if closed != 0 { throw Errno.current }   // NFS and full disks report here
+        _ = try syscall { rename(temp, path) }
+    } catch {
+        fd.close()
+        _ = unlink(temp)
+        throw error
+    }
+}
+
+/// The daemon's runtime directory: systemd's $RUNTIME_DIRECTORY (the first, if several), else
+/// /run/altbeacond, made if missing (a daemon started by hand as root).
+public func runtimeDirectory() -> String {
+    if let d = environment("RUNTIME_DIRECTORY")?.split(separator: ":").first, !d.isEmpty { return String(d) }
+    _ = mkdir("/run/altbeacond", 0o755)
+    return "/run/altbeacond"
+}
