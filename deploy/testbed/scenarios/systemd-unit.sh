@@ -55,12 +55,20 @@ if [ "${TB_BOOT:-1}" = 1 ]; then
   journal 10 | grep -q 'SIGHUP' || fail "no SIGHUP in the journal after systemctl reload"
   tb_log "systemctl reload: major 7 on air in $ms ms"
 
+  # the status file under the sandbox (RuntimeDirectory=): health reads it, as any user
+  h=$(runuser -u nobody -- "$ALTBEACOND_BIN" health); rc=$?
+  [ "$rc" = 0 ] || fail "altbeacond health (as nobody) exited $rc: $h"
+  case "$h" in "on-air: advertising 2f234454-cf6d-4a0f-adf2-f4911ba9ffa6 major 7 "*) ;; *) fail "health says '$h'" ;; esac
+  tb_log "health (as nobody): exit 0, '$h'; $(stat -c '%n %U %a' /run/altbeacond/status.json)"
+
   # systemctl stop: off air, LEDs released
   systemctl stop altbeacond.service
   [ "$(prop ActiveState)" = inactive ] || fail "not inactive after stop: $(prop ActiveState)/$(prop Result)"
   tb_assert_silent 1500 "$HEX7"
   [ -z "$(tb_gpio_consumer $S)" ] || fail "status line still held after stop"
   tb_log "systemctl stop: inactive ($(prop Result)), off air, LED line released"
+  h=$("$ALTBEACOND_BIN" health); rc=$?
+  [ "$rc" = 3 ] || fail "altbeacond health exited $rc after stop: $h"
   systemctl start altbeacond.service || fail "start after stop failed"
   tb_wait_heard "$HEX7" 10000 >/dev/null || fail "not on air after start"
   # the state directory, written by the daemon under the sandbox (StateDirectory=altbeacond)
