@@ -1,0 +1,172 @@
+import XCTest
+@testable import BeaconKit
+
+/// The beacon's health outputs (SPEC §10): the JSON status file, the Prometheus text file, the
+/// verdict `altbeacond health` exits with, and `[metrics]` in the config.
+final class StatusExportTests: XCTestCase {
+    let beacon = "2f234454-cf6d-4a0f-adf2-f4911ba9ffa6 major 1 minor 2 power -59"
+
+    func status(_ phase: DaemonStatus.Phase, refused: String? = nil, ladder: Int = 0, gatt: String? = nil,
+                centrals: Int = 0) -> DaemonStatus {
+        var s = DaemonStatus(phase: phase, ladderFailures: ladder, rearms: [.reset: 2, .removed: 1], refusedEdit: refused,
+                             adapter: "hci0", beacon: beacon, mode: "legacy", intervalMs: 100, frames: ["altbeacon", "ibeacon"],
+                             gattServer: gatt, centrals: centrals)
+        s.escalations = [.powerCycled: 1]
+        return s
+    }
+
+    func export(_ s: DaemonStatus) -> StatusExport {
+        StatusExport(status: s, version: "0.1.0", pid: 321, startTime: 1_764_000_000, updated: 1_764_000_060)
+    }
+
+    func testVerdictPerState() {
+        XCTAssertEqual(HealthVerdict(status(.advertising)), .onAir)
+        XCTAssertEqual(HealthVerdict(status(.advertising, refused: "c.toml:3:9: bad")), .degraded)
+        XCTAssertEqual(HealthVerdict(status(.advertising, ladder: 1)), .degraded, "on air, but recovering")
+        XCTAssertEqual(HealthVerdict(status(.arming)), .degraded)
+        XCTAssertEqual(HealthVerdict(status(.fault(.connected))), .degraded)
+        XCTAssertEqual(HealthVerdict(status(.fault(.missing))), .offAir)
+        XCTAssertEqual(HealthVerdict(status(.fault(.hung))), .offAir)
+        XCTAssertEqual(HealthVerdict(status(.stopping)), .offAir)
+    }
+
+    func testJSONStatusFileReadsBackAsWritten() throws {
+        let json = export(status(.advertising, gatt: "altbeacond (own ATT server)", centrals: 1)).json
+        XCTAssertTrue(json.hasSuffix("}\n"))
+        XCTAssertEqual(json.filter { $0 == "\n" }.count, 1, "one line")
+        let v = try XCTUnwrap(JSONValue.parse(Array(json.utf8)))
+        XCTAssertEqual(v["health"], .string("on-air"))
+        XCTAssertEqual(v["exit"]?.integer, 0)
+        XCTAssertEqual(v["pid"]?.integer, 321)
+        XCTAssertEqual(v["updated"]?.integer, 1_764_000_060)
+        XCTAssertEqual(v["state"], .string("advertising"))
+        XCTAssertEqual(v["fault"], .null)
+        XCTAssertEqual(v["frames"], .array([
+            .object([("frame", .string("altbeacon")), ("on_air", .bool(true))]),
+            .object([("frame", .string("ibeacon")), ("on_air", .bool(true))]),
+            .object([("frame", .string("gatt-identity")), ("on_air", .bool(false))]),   // left out while a central is connected
+        ]))
+        XCTAssertEqual(v["rearms"]?["reset"]?.integer, 2)
+        XCTAssertEqual(v["rearms"]?["hung"]?.integer, 0)
+        XCTAssertEqual(v["escalations"]?["power-cycled"]?.integer, 1)
+        XCTAssertEqual(v["config_refused"], .bool(false))
+        XCTAssertEqual(v["summary"]?.string, status(.advertising, gatt: "altbeacond (own ATT server)", centrals: 1).text)
+    }
+
+    func testJSONEscapesWhatAnEditCanPutInTheRefusal() throws {
+        let refusal = "c.toml:1:1: bad \"quote\" \\ \u{1}\u{7f} é"
+        let v = try XCTUnwrap(JSONValue.parse(Array(export(status(.advertising, refused: refusal)).json.utf8)))
+        XCTAssertEqual(v["refused_edit"], .string(refusal))
+        XCTAssertEqual(v["health"], .string("degraded"))
+        XCTAssertEqual(v["exit"]?.integer, 1)
+    }
+
+    func testPrometheusTextFile() {
+        let text = export(status(.advertising, refused: "x")).prometheus
+        let lines = text.split(separator: "\n").map(String.init)
+        for expected in [
+            "altbeacond_build_info{version=\"0.1.0\"} 1",
+            "altbeacond_on_air 1",
+            "altbeacond_health 1",
+            "altbeacond_frame_on_air{frame=\"altbeacon\"} 1",
+            "altbeacond_frame_on_air{frame=\"ibeacon\"} 1",
+            "altbeacond_rearms_total{cause=\"reset\"} 2",
+            "altbeacond_rearms_total{cause=\"hardware-error\"} 0",
+            "altbeacond_escalations_total{step=\"power-cycled\"} 1",
+            "altbeacond_escalations_total{step=\"restart-requested\"} 0",
+            "altbeacond_config_refused 1",
+            "altbeacond_start_time_seconds 1764000000",
+            "altbeacond_last_update_timestamp_seconds 1764000060",
+        ] { XCTAssertTrue(lines.contains(expected), "missing: \(expected)\n\(text)") }
+        XCTAssertFalse(text.contains("altbeacond_gatt_centrals"), "only with [gatt_identity]")
+        // Every sample's metric has exactly one HELP and one TYPE line before it.
+        var declared: [String] = []
+        for l in lines {
+            if l.hasPrefix("# TYPE ") { declared.append(String(l.split(separator: " ")[2])) }
+            else if !l.hasPrefix("#") {
+                let name = String(l.prefix { $0 != "{" && $0 != " " })
+                XCTAssertEqual(declared.last, name, l)
+            }
+        }
+        XCTAssertEqual(Set(declared).count, declared.count)
+        XCTAssertTrue(text.hasSuffix("\n"))
+    }
+
+    func testPrometheusOffAir() {
+        let text = export(status(.fault(.missing))).prometheus
+        XCTAssertTrue(text.contains("\naltbeacond_on_air 0\n"))
+        XCTAssertTrue(text.contains("\naltbeacond_frame_on_air{frame=\"altbeacon\"} 0\n"))
+        XCTAssertTrue(text.contains("\naltbeacond_health 2\n"))
+    }
+
+    func testLabelValuesAreEscaped() {
+        XCTAssertEqual(StatusExport.label("a\"b\\c\nd"), "\"a\\\"b\\\\c\\nd\"")
+    }
+
+    // MARK: health
+
+    func evaluate(_ file: String?, now: Int64 = 1_764_000_100, running: Bool = true) -> HealthCheck.Result {
+        HealthCheck.evaluate(path: "/run/altbeacond/status.json", file: file.map { Array($0.utf8) }, readError: "No such file or directory",
+                             now: now) { pid in XCTAssertEqual(pid, 321); return running }
+    }
+
+    func testHealthExitsAsTheStatusSays() {
+        XCTAssertEqual(evaluate(export(status(.advertising)).json).verdict, .onAir)
+        XCTAssertEqual(evaluate(export(status(.advertising)).json).line, "on-air: advertising \(beacon) on hci0; re-arms: reset 2, removed 1\n")
+        XCTAssertEqual(evaluate(export(status(.advertising, refused: "bad")).json).verdict, .degraded)
+        XCTAssertEqual(evaluate(export(status(.fault(.missing))).json).verdict, .offAir)
+    }
+
+    func testHealthIsUnknownWithoutALiveFreshStatus() {
+        let noFile = evaluate(nil)
+        XCTAssertEqual(noFile.verdict, .unknown)
+        XCTAssertTrue(noFile.reason.contains("No such file or directory"))
+        XCTAssertEqual(evaluate(export(status(.advertising)).json, running: false).verdict, .unknown, "dead pid")
+        XCTAssertEqual(evaluate(export(status(.advertising)).json, now: 1_764_000_060 + 180).verdict, .onAir)
+        let stale = evaluate(export(status(.advertising)).json, now: 1_764_000_060 + 181)
+        XCTAssertEqual(stale.verdict, .unknown)
+        XCTAssertTrue(stale.reason.contains("181 s ago"), stale.reason)
+        XCTAssertEqual(evaluate("").verdict, .unknown)
+        XCTAssertEqual(evaluate("{\"exit\":0}").verdict, .unknown, "no pid")
+        XCTAssertEqual(evaluate("{\"exit\":9,\"pid\":321,\"updated\":1764000060}").verdict, .unknown, "no such verdict")
+        XCTAssertEqual(evaluate("[1,2]").verdict, .unknown)
+    }
+
+    func testHealthJSONCarriesTheStatus() throws {
+        let r = evaluate(export(status(.advertising)).json)
+        let v = try XCTUnwrap(JSONValue.parse(Array(r.json.utf8)))
+        XCTAssertEqual(v["health"], .string("on-air"))
+        XCTAssertEqual(v["exit"]?.integer, 0)
+        XCTAssertEqual(v["status"], JSONValue.parse(Array(export(status(.advertising)).json.utf8)))
+        XCTAssertEqual(try XCTUnwrap(JSONValue.parse(Array(evaluate(nil).json.utf8)))["status"], .null)
+    }
+
+    // MARK: JSON reader
+
+    func testJSONReader() {
+        XCTAssertEqual(JSONValue.parse(Array(" {\"a\" : [1, -2.5e3, true, false, null], \"b\": \"\\u00e9\\ud83d\\ude00\\n\"} ".utf8)),
+                       .object([("a", .array([.number("1"), .number("-2.5e3"), .bool(true), .bool(false), .null])),
+                                ("b", .string("é😀\n"))]))
+        for bad in ["", "{", "[1,]", "{\"a\"}", "{\"a\":1,}", "\"\u{1}\"", "\"\\ud83d\"", "\"\\x\"", "tru", "-", "1 2", "{\"a\":1}}"] {
+            XCTAssertNil(JSONValue.parse(Array(bad.utf8)), bad)
+        }
+        XCTAssertNil(JSONValue.parse([0x22, 0xff, 0x22]), "not UTF-8")
+        let deep = String(repeating: "[", count: 100) + String(repeating: "]", count: 100)
+        XCTAssertNil(JSONValue.parse(Array(deep.utf8)), "nesting is bounded")
+        let ok = String(repeating: "[", count: 60) + String(repeating: "]", count: 60)
+        XCTAssertNotNil(JSONValue.parse(Array(ok.utf8)))
+    }
+
+    // MARK: [metrics]
+
+    func testMetricsTable() throws {
+        XCTAssertNil(try XCTUnwrap(config(minimalBeacon)).metrics.textfile)
+        let c = try XCTUnwrap(config(minimalBeacon + "[metrics]\ntextfile = \"/var/lib/prometheus/node-exporter/altbeacond.prom\"\n"))
+        XCTAssertEqual(c.metrics.textfile, "/var/lib/prometheus/node-exporter/altbeacond.prom")
+        XCTAssertEqual(configError(minimalBeacon + "[metrics]\ntextfile = \"x.prom\"\n"),
+                       "config.toml:7:12: metrics.textfile must be an absolute path, found \"x.prom\"")
+        XCTAssertTrue(configError(minimalBeacon + "[metrics]\ntextfile = \"/tmp/x.txt\"\n").contains("must end in .prom"))
+        XCTAssertTrue(configError(minimalBeacon + "[metrics]\ntextfile = 1\n").contains("expected a string for metrics.textfile"))
+        XCTAssertTrue(configError(minimalBeacon + "[metrics]\ntextfiel = \"/a.prom\"\n").contains("textfile"), "did you mean")
+    }
+}
