@@ -24,6 +24,8 @@ public final class EventLoop {
     private struct Source {
         let owner: ObjectIdentifier
         let fd: Int32
+        /// POLLIN, or POLLOUT for a connection being made (TCP connect).
+        let events: Int16
         let handler: () -> Void
         let lost: ((Errno) -> Void)?
     }
@@ -52,7 +54,15 @@ public final class EventLoop {
     /// says the descriptor is broken: POLLNVAL, or POLLERR/POLLHUP with nothing left to read.
     public func watch(_ fd: FileDescriptor, lost: ((Errno) -> Void)? = nil, _ handler: @escaping () -> Void) {
         unwatch(fd)
-        sources.append(Source(owner: ObjectIdentifier(fd), fd: fd.rawValue, handler: handler, lost: lost))
+        sources.append(Source(owner: ObjectIdentifier(fd), fd: fd.rawValue, events: Int16(POLLIN), handler: handler, lost: lost))
+    }
+
+    /// Watches `fd` until it is writable (a non-blocking connect finished, either way): `handler`
+    /// then runs and the caller watches it again as it needs. Errors reach `handler` too (the
+    /// caller reads SO_ERROR), not `lost`.
+    public func watchWritable(_ fd: FileDescriptor, _ handler: @escaping () -> Void) {
+        unwatch(fd)
+        sources.append(Source(owner: ObjectIdentifier(fd), fd: fd.rawValue, events: Int16(POLLOUT), handler: handler, lost: nil))
     }
 
     public func unwatch(_ fd: FileDescriptor) {
@@ -102,7 +112,7 @@ public final class EventLoop {
         if !posted.isEmpty { timeout = 0 }
         let virtualWait = clock.isVirtual ? timeout : 0
         if clock.isVirtual { timeout = 0 }
-        var fds = sources.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
+        var fds = sources.map { pollfd(fd: $0.fd, events: $0.events, revents: 0) }
         // Not through `syscall`: an EINTR ends the turn, and the next one recomputes the timeout.
         let r = poll(&fds, nfds_t(fds.count), Int32(clamping: timeout))
         wakeups &+= 1
@@ -120,7 +130,7 @@ public final class EventLoop {
                 // Handlers may add or remove sources: look each one up again before calling it.
                 guard let s = sources.first(where: { $0.fd == p.fd }) else { continue }
                 let broken = p.revents & Int16(POLLNVAL) != 0
-                    || (p.revents & Int16(POLLERR | POLLHUP) != 0 && p.revents & Int16(POLLIN) == 0)
+                    || (p.revents & Int16(POLLERR | POLLHUP) != 0 && p.revents & Int16(POLLIN | POLLOUT) == 0)
                 if broken && s.lost != nil || p.revents & Int16(POLLNVAL) != 0 {
                     // A broken descriptor would make poll return at once forever: drop it.
                     sources.removeAll { $0.fd == p.fd }

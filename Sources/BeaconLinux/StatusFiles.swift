@@ -5,56 +5,72 @@ import Glibc
 /// The beacon's health written to a file (SPEC §10): the JSON status file `altbeacond health`
 /// reads, or the Prometheus text file node_exporter serves. Written atomically (a temporary file
 /// in the same directory, renamed over the old one: a reader never sees half a file) on every
-/// change and at least every `refreshMs`, so a reader can tell a live daemon from a dead one by
-/// the file's own timestamp. A write that fails (full disk, no permission) is said once per
-/// cause and tried again with back-off; the beacon never waits for it.
+/// change and at least every minute, so a reader can tell a live daemon from a dead one by the
+/// file's own timestamp. A write that fails (full disk, no permission) is said once per cause
+/// and tried again with back-off; the beacon never waits for it.
 public final class StatusFileOutput: StatusOutput {
+    private let file: TextFileWriter
+    private let version: String
+    private let startTime: Int64
+    private let render: (StatusExport) -> String
+    private var last: DaemonStatus?
+    public var path: String { file.path }
+
+    /// `what` names the file in log lines ("status file", "metrics text file").
+    public init(path: String, what: String, loop: EventLoop, log: Logger, version: String, startTime: Int64,
+                render: @escaping (StatusExport) -> String) {
+        file = TextFileWriter(path: path, what: what, loop: loop, log: log)
+        self.version = version; self.startTime = startTime; self.render = render
+        file.contents = { [unowned self] in
+            last.map { self.render(StatusExport(status: $0, version: self.version, pid: getpid(), startTime: self.startTime, updated: wallClockSeconds())) }
+        }
+    }
+
+    public func show(_ status: DaemonStatus) {
+        last = status
+        file.write()
+    }
+
+    /// Stops refreshing; with `remove`, the file goes too (the status file: no daemon, no file).
+    public func close(remove: Bool) { file.close(remove: remove) }
+}
+
+/// A file rewritten atomically from `contents` on demand (`write()`) and at least every
+/// `refreshMs`; a failed write is said once per cause and tried again with back-off (2 s to 1 min).
+public final class TextFileWriter {
     public static let refreshMs: Int64 = 60_000
     static let retryMs: ClosedRange<Int64> = 2000...60_000
 
     public let path: String
     private let what: String
-    private let loop: EventLoop
     private let log: Logger
-    private let render: (StatusExport) -> String
-    private let version: String
-    private let startTime: Int64
     private let timer: LoopTimer
-    private var last: DaemonStatus?
     private var lastProblem: Errno?
-    private var retryDelay = StatusFileOutput.retryMs.lowerBound
+    private var retryDelay = TextFileWriter.retryMs.lowerBound
+    /// What the file holds now; nil: nothing to write yet.
+    public var contents: () -> String? = { nil }
 
-    /// `what` names the file in log lines ("status file", "metrics text file").
-    public init(path: String, what: String, loop: EventLoop, log: Logger, version: String, startTime: Int64,
-                render: @escaping (StatusExport) -> String) {
-        self.path = path; self.what = what; self.loop = loop; self.log = log
-        self.version = version; self.startTime = startTime; self.render = render
+    public init(path: String, what: String, loop: EventLoop, log: Logger) {
+        self.path = path; self.what = what; self.log = log
         timer = loop.makeTimer()
     }
 
-    public func show(_ status: DaemonStatus) {
-        last = status
-        write()
-    }
-
-    /// Stops refreshing; with `remove`, the file goes too (the status file: no daemon, no file).
     public func close(remove: Bool) {
         timer.cancel()
         if remove { _ = unlink(path) }
     }
 
-    private func write() {
-        guard let status = last else { return }
-        let export = StatusExport(status: status, version: version, pid: getpid(), startTime: startTime, updated: wallClockSeconds())
+    public func write() {
+        guard let text = contents() else { return }
         do throws(Errno) {
-            try writeFileAtomically(path, Array(render(export).utf8), mode: 0o644)
+            try writeFileAtomically(path, Array(text.utf8), mode: 0o644)
             if lastProblem != nil { log.notice("\(what) \(path) written again") }
             lastProblem = nil
             retryDelay = Self.retryMs.lowerBound
             timer.schedule(afterMs: Self.refreshMs) { [unowned self] in write() }
         } catch {
             if lastProblem != error {
-                log.warning("cannot write the \(what) \(path) (\(error)); the beacon goes on; trying again with back-off")
+                log.warning("cannot write the \(what) \(path) (\(error)); going on; trying again with back-off")
             }
             lastProblem = error
             timer.schedule(afterMs: retryDelay) { [unowned self] in write() }

@@ -31,6 +31,8 @@ public func fuzzDecoders(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     checkATTClient(bytes)
     // The bytes as what the system bus sends (deploy/fuzz/FuzzDBus.swift).
     checkDBus(bytes)
+    // The bytes as what an MQTT broker sends the monitor (deploy/fuzz/FuzzMQTT.swift).
+    checkMQTT(bytes)
     return 0
 }
 

@@ -6,6 +6,8 @@ public enum Command: Equatable, Sendable {
     case scan(adapter: String, timeoutSeconds: UInt32?, json: Bool, readIdentity: Bool = false)
     /// `statusPath` nil: the daemon's runtime directory's status.json.
     case health(statusPath: String?, json: Bool)
+    /// The observer daemon (SPEC §10); `once`: scan `timeoutSeconds` (default 10), print, exit.
+    case monitor(configPath: String, once: Bool, timeoutSeconds: UInt32?)
     case help
     case version
 }
@@ -26,6 +28,10 @@ public enum Arguments {
                                            the GATT identity)
       altbeacond health [--json] [--status PATH]
                                            the running daemon's health, as monitoring plugins report it
+      altbeacond monitor [--config PATH] [--once [--timeout S]]
+                                           watch that the expected beacons are on air (config
+                                           \(defaultMonitorConfigPath)); --once: scan S seconds (default
+                                           10), print a table, exit 0 all heard, 2 any silent, 3 no adapter
       altbeacond --help | --version
 
     Options:
@@ -43,6 +49,7 @@ public enum Arguments {
     """
 
     public static let defaultConfigPath = "/etc/altbeacond/config.toml"
+    public static let defaultMonitorConfigPath = "/etc/altbeacond/monitor.toml"
 
     /// `argv` without the program name.
     public static func parse(_ argv: [String]) -> Result<Command, UsageError> {
@@ -87,6 +94,25 @@ public enum Arguments {
                 }
             }
             return .success(.scan(adapter: adapter, timeoutSeconds: timeout, json: json, readIdentity: readIdentity))
+        case "monitor":
+            var config = defaultMonitorConfigPath, once = false, timeout: UInt32?
+            while let arg = rest.first {
+                rest.removeFirst()
+                if arg == "--once" { once = true; continue }
+                if arg == "-h" || arg == "--help" { return .success(.help) }
+                let c = option(arg, &rest, names: ["-c", "--config"])
+                let t = c == .notThis ? option(arg, &rest, names: ["-t", "--timeout"]) : .notThis
+                switch (c, t) {
+                case (.value(let v), _): config = v
+                case (_, .value(let v)):
+                    guard let s = UInt32(v), s > 0 else { return .failure(UsageError("--timeout takes a whole number of seconds, not '\(v)'")) }
+                    timeout = s
+                case (.missing, _), (_, .missing): return .failure(UsageError("option '\(arg)' needs a value"))
+                default: return .failure(UsageError("unknown option '\(arg)' for 'monitor'"))
+                }
+            }
+            if timeout != nil && !once { return .failure(UsageError("--timeout goes with --once")) }
+            return .success(.monitor(configPath: config, once: once, timeoutSeconds: timeout))
         case "health":
             var path: String?, json = false
             while let arg = rest.first {

@@ -1,0 +1,75 @@
+/// One beacon frame the monitor expects to hear (`[expect.NAME]`): its type and the fields that
+/// identify it, exactly as `Sighting.identifyingFields` gives them for a frame heard on air.
+public struct Expectation: Equatable, Sendable {
+    /// NAME of `[expect.NAME]`: 1-64 of `A-Z a-z 0-9 _ -` (an MQTT topic level, a Prometheus label).
+    public var name: String
+    /// "altbeacon", "ibeacon", "overflow-area", "eddystone-uid" or "eddystone-url".
+    public var type: String
+    /// The identifying fields in display order (altbeacon, ibeacon: uuid, major, minor;
+    /// overflow-area: matching_byte, major, minor; eddystone-uid: namespace, instance;
+    /// eddystone-url: url), keys and values as scan prints them.
+    public var fields: [FrameField]
+
+    public static let nameMaxLength = 64
+
+    public init(name: String, type: String, fields: [FrameField]) {
+        self.name = name; self.type = type; self.fields = fields
+    }
+
+    /// The expectation of exactly `frame`'s identifying fields (what a sighting of it would show).
+    public init(name: String, frame: any BeaconFrame) {
+        let keys = BeaconKey.identifyingKeys[frame.name] ?? []
+        self.init(name: name, type: frame.name, fields: frame.fields.filter { keys.contains($0.key) })
+    }
+
+    /// Whether `s` is a sighting of this beacon frame: same type, same identifying fields
+    /// (keys and values compared byte for byte). Never true for a frame without IDs (TLM).
+    public func matches(_ s: Sighting) -> Bool { matches(type: s.type, ids: s.identifyingFields) }
+
+    /// As `matches(_:)`, with the sighting's type and identifying fields computed once.
+    func matches(type t: String, ids: [FrameField]) -> Bool {
+        guard !fields.isEmpty, ids.count == fields.count, sameKey(t, type) else { return false }
+        return zip(ids, fields).allSatisfy { sameKey($0.key, $1.key) && sameKey($0.value, $1.value) }
+    }
+
+    /// The same frame as `other` (same type and identifying fields), whatever the names.
+    func sameFrame(as other: Expectation) -> Bool { other.matches(type: type, ids: fields) }
+
+    /// A valid name: 1-64 of `A-Z a-z 0-9 _ -`.
+    public static func isValidName(_ s: String) -> Bool {
+        !s.utf8.isEmpty && s.utf8.count <= nameMaxLength && s.utf8.allSatisfy(isBareKeyByte)
+    }
+
+    /// The identifying fields as one line: "2f234454-... major=1 minor=2".
+    public var idText: String {
+        guard let first = fields.first else { return "" }
+        return ([first.text] + fields.dropFirst().map { "\($0.key)=\($0.text)" }).joined(separator: " ")
+    }
+}
+
+/// The tables and keys of monitor.toml.
+enum MonitorSchema {
+    static let tables: [(name: String, keys: [String])] = [
+        ("monitor", ["adapter", "silent_after_s", "node"]),
+        ("expect", []),   // [expect.NAME] tables, whose keys are `expectKeys`
+        ("metrics", ["textfile"]),
+        ("mqtt", ["host", "port", "username", "password_file", "keepalive_s", "discovery_prefix"]),
+    ]
+
+    static let expectKeys = ["type", "uuid", "major", "minor", "matching_byte", "namespace", "instance", "url"]
+
+    /// The types that can be expected, in `BeaconFrames.types` order, with their ID keys.
+    static let types: [(name: String, keys: [String])] = [
+        (AltBeaconFrame.name, ["uuid", "major", "minor"]),
+        (IBeaconFrame.name, ["uuid", "major", "minor"]),
+        (OverflowAreaFrame.name, ["major", "minor", "matching_byte"]),
+        (EddystoneUIDFrame.name, ["namespace", "instance"]),
+        (EddystoneURLFrame.name, ["url"]),
+    ]
+
+    static func keys(of table: String) -> [String]? {
+        tables.first { sameKey($0.name, table) }?.keys
+    }
+
+    static var tableList: String { "[monitor], [expect.NAME], [metrics], [mqtt]" }
+}

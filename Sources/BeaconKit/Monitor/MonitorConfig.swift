@@ -1,0 +1,97 @@
+/// `altbeacond monitor`'s configuration (SPEC §10), as read from /etc/altbeacond/monitor.toml:
+/// the controller to listen with, the beacons expected on air, and where to say what is heard.
+public struct MonitorConfig: Equatable, Sendable {
+    /// `[monitor] adapter`: "hciN".
+    public var adapter: String
+    /// N of hciN.
+    public var adapterIndex: UInt16
+    /// `[monitor] silent_after_s`: a beacon unheard this long is silent.
+    public var silentAfterS: Int
+    /// `[monitor] node`: this observer's name in MQTT topics; nil: the caller uses the hostname
+    /// (through `MonitorConfig.node(hostname:)`).
+    public var node: String?
+    /// One per `[expect.NAME]` table, in file order; never empty.
+    public var expectations: [Expectation]
+    /// `[metrics] textfile`, as the beacon daemon's.
+    public var metrics: MetricsSettings
+    /// `[mqtt]`; nil without the table.
+    public var mqtt: MQTTSettings?
+
+    public static let defaultAdapter = "hci0"
+    public static let defaultSilentAfterS = 120
+    public static let silentAfterRange: ClosedRange<Int64> = 5...86400
+    public static let nodeMaxLength = 64
+
+    public init(adapter: String = MonitorConfig.defaultAdapter, adapterIndex: UInt16 = 0,
+                silentAfterS: Int = MonitorConfig.defaultSilentAfterS, node: String? = nil,
+                expectations: [Expectation], metrics: MetricsSettings = MetricsSettings(), mqtt: MQTTSettings? = nil) {
+        self.adapter = adapter; self.adapterIndex = adapterIndex; self.silentAfterS = silentAfterS; self.node = node
+        self.expectations = expectations; self.metrics = metrics; self.mqtt = mqtt
+    }
+
+    /// A valid node name: 1-64 of `A-Z a-z 0-9 _ - .` (one MQTT topic level, no wildcard).
+    public static func isValidNode(_ s: String) -> Bool {
+        let u = s.utf8
+        return !u.isEmpty && u.count <= nodeMaxLength && u.allSatisfy { isBareKeyByte($0) || $0 == UInt8(ascii: ".") }
+    }
+
+    /// The node name to use: `node` when set, else the hostname with every byte outside
+    /// `A-Z a-z 0-9 _ - .` turned into `_` and cut to 64 bytes ("altbeacond" if nothing is left).
+    public func node(hostname: String) -> String {
+        if let node { return node }
+        var bytes = hostname.utf8.prefix(Self.nodeMaxLength).map { isBareKeyByte($0) || $0 == UInt8(ascii: ".") ? $0 : UInt8(ascii: "_") }
+        if bytes.isEmpty { bytes = Array("altbeacond".utf8) }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
+
+/// `[mqtt]`: the broker to publish to (MQTT 3.1.1).
+public struct MQTTSettings: Equatable, Sendable {
+    public var host: String
+    public var port: UInt16
+    public var username: String?
+    /// An absolute path; the password is the file's first line (read by the caller).
+    public var passwordFile: String?
+    /// `keepalive_s`.
+    public var keepAliveS: UInt16
+    /// `discovery_prefix`: Home Assistant's MQTT discovery prefix.
+    public var discoveryPrefix: String
+
+    public static let defaultPort: UInt16 = 1883
+    public static let defaultKeepAliveS: UInt16 = 60
+    public static let keepAliveRange: ClosedRange<Int64> = 5...3600
+    public static let defaultDiscoveryPrefix = "homeassistant"
+
+    public init(host: String, port: UInt16 = MQTTSettings.defaultPort, username: String? = nil, passwordFile: String? = nil,
+                keepAliveS: UInt16 = MQTTSettings.defaultKeepAliveS, discoveryPrefix: String = MQTTSettings.defaultDiscoveryPrefix) {
+        self.host = host; self.port = port; self.username = username; self.passwordFile = passwordFile
+        self.keepAliveS = keepAliveS; self.discoveryPrefix = discoveryPrefix
+    }
+}
+
+/// Reading the monitor's config file.
+public enum MonitorConfigFile {
+    public static let defaultPath = "/etc/altbeacond/monitor.toml"
+
+    /// Parses and validates the monitor's config file, as `ConfigFile.parse` does the beacon's:
+    /// the same TOML subset and limits, `FILE:LINE:COL: message` diagnostics, unknown tables
+    /// and keys refused with a "did you mean". The diagnostic is the first of `parseAll`'s.
+    public static func parse(_ bytes: [UInt8], path: String) -> Result<MonitorConfig, ConfigDiagnostic> {
+        parseAll(bytes, path: path).mapError { $0.first }
+    }
+
+    /// Like `parse`, with every problem found (at most `limit`; never empty on failure).
+    public static func parseAll(_ bytes: [UInt8], path: String, limit: Int = TOML.maxErrors) -> Result<MonitorConfig, ConfigDiagnostics> {
+        let (table, source, errors) = TOML.parseSource(bytes, path: path, limit: max(1, limit))
+        if !errors.isEmpty { return .failure(ConfigDiagnostics(errors)) }
+        var validator = ConfigValidator(source: source)
+        if let config = validator.validateMonitor(table) { return .success(config) }
+        let found = validator.diagnostics(limit: max(1, limit))
+        return .failure(ConfigDiagnostics(found.isEmpty ? [source.diagnostic("invalid config", at: .start)] : found))
+    }
+
+    /// Convenience for text already in memory.
+    public static func parse(_ text: String, path: String) -> Result<MonitorConfig, ConfigDiagnostic> {
+        parse(Array(text.utf8), path: path)
+    }
+}
