@@ -35,6 +35,8 @@ final class MonitorSession {
     var mqtt: MonitorMQTT?
     let startWall = wallClockSeconds()
     var scanning = false
+    /// Said once: "scanning on ..." (not at every rescan).
+    var rescanned = false
     var lastScanProblem: String?
     var advertsAtLastCheck: UInt64 = 0
     var exitCode = ExitCode.ok
@@ -87,6 +89,7 @@ final class MonitorSession {
 
     private func startScan() {
         guard !finishing else { return }
+        scanner?.close()
         let s = Scanner(control: control, index: config.adapterIndex, loop: loop, log: log)
         scanner = s
         s.active = false
@@ -96,12 +99,13 @@ final class MonitorSession {
             if let f { return scanFailed(f) }
             scanning = true
             retryDelay = Self.retryMs.lowerBound
-            if lastScanProblem != nil || !once {
+            if lastScanProblem != nil || (!once && !rescanned) {
+                rescanned = true
                 log.info("scanning on \(config.adapter) (\(s.family?.rawValue ?? "?") commands, passive, duplicates reported)")
             }
             lastScanProblem = nil
             advertsAtLastCheck = tracker.advertsTotal
-            deafTimer.schedule(afterMs: Self.deafAfterMs) { [unowned self] in checkDeaf() }
+            deafTimer.schedule(afterMs: config.rescanS > 0 ? Int64(config.rescanS) * 1000 : Self.deafAfterMs) { [unowned self] in checkDeaf() }
             publishStatus()
             if !once { notifier.notify("READY=1\nSTATUS=\(statusText)") }
         }
@@ -153,6 +157,16 @@ final class MonitorSession {
     /// `altbeacond_scan_adverts_total` shows; this is the cure when one is).
     private func checkDeaf() {
         guard scanning, !finishing else { return }
+        if config.rescanS > 0, let scanner {
+            // [monitor] rescan_s: the controller reports an advertiser once per scan: off and on.
+            scanner.pause { [unowned self] _ in
+                scanner.resume { [unowned self] f in
+                    if let f { return scanLost("cannot scan again on \(config.adapter) (\(f))") }
+                    deafTimer.schedule(afterMs: Int64(config.rescanS) * 1000) { [unowned self] in checkDeaf() }
+                }
+            }
+            return
+        }
         if tracker.advertsTotal == advertsAtLastCheck {
             log.notice("nothing heard on \(config.adapter) for \(Self.deafAfterMs / 1000) s; restarting the scan")
             scanner?.stop { [unowned self] _ in startScan() }

@@ -7,6 +7,10 @@ public struct MonitorConfig: Equatable, Sendable {
     public var adapterIndex: UInt16
     /// `[monitor] silent_after_s`: a beacon unheard this long is silent.
     public var silentAfterS: Int
+    /// `[monitor] rescan_s`: restart the scan this often (0: never), for controllers that report
+    /// an advertiser once per scan and not again (BlueZ's emulator; some firmware that filters
+    /// duplicates whatever it is asked).
+    public var rescanS: Int = 0
     /// `[monitor] node`: this observer's name in MQTT topics; nil: the caller uses the hostname
     /// (through `MonitorConfig.node(hostname:)`).
     public var node: String?
@@ -21,6 +25,7 @@ public struct MonitorConfig: Equatable, Sendable {
     public static let defaultSilentAfterS = 120
     public static let silentAfterRange: ClosedRange<Int64> = 5...86400
     public static let nodeMaxLength = 64
+    public static let rescanRange: ClosedRange<Int64> = 0...3600
 
     public init(adapter: String = MonitorConfig.defaultAdapter, adapterIndex: UInt16 = 0,
                 silentAfterS: Int = MonitorConfig.defaultSilentAfterS, node: String? = nil,

@@ -39,6 +39,7 @@ extension ConfigValidator {
             }
         }
         if let v = integer(t, "monitor", "silent_after_s", MonitorConfig.silentAfterRange) { out.silentAfterS = Int(v) }
+        if let v = integer(t, "monitor", "rescan_s", MonitorConfig.rescanRange) { out.rescanS = Int(v) }
         if let (s, p) = string(t, "monitor", "node") {
             if MonitorConfig.isValidNode(s) {
                 out.node = s

@@ -1,0 +1,137 @@
+# timeout: 300
+# SPEC §10, the observer: `altbeacond monitor` on hci1 expecting two beacons, A (altbeacond on
+# hci0) and B (a second altbeacond on hci2), with Debian's mosquitto broker (user and password)
+# and the Prometheus text file. B stopped: silent after silent_after_s in the log, the metrics
+# and MQTT; B started again: heard. Home Assistant discovery retained and sent again after a birth
+# message; the will (offline) after kill -9. node_exporter serves the beacon's and the monitor's
+# text files side by side; promtool finds nothing. Then `monitor --once` on hci0, the beacon A's
+# own controller: it hears B (exit 0) while A stays on air with no re-arm, and exits 2 for a
+# beacon that is not there.
+. "$TB_REPO/deploy/testbed/daemon-lib.sh"
+. "$TB_REPO/deploy/testbed/session-lib.sh"
+tbs_btvirt3 le || tb_fail "btvirt with three controllers did not start"
+ip link set lo up
+TF=/tmp/textfile
+mkdir -p "$TF" /tmp/rb
+SILENT=12
+HEX_B=$(tbs_rig_hex 3 4)
+
+# The broker, with a user and a password.
+printf 'listener 1883 127.0.0.1\nallow_anonymous false\npassword_file /tmp/mosquitto.passwd\n' >/tmp/mosquitto.conf
+: >/tmp/mosquitto.passwd
+mosquitto_passwd -b /tmp/mosquitto.passwd mon s3cret || tb_fail "mosquitto_passwd"
+printf 's3cret\n' >/tmp/mqtt-password
+mosquitto -c /tmp/mosquitto.conf >/tmp/mosquitto.log 2>&1 &
+for ((i = 0; i < 50; i++)); do mosquitto_sub -u mon -P s3cret -t x -W 1 -C 1 >/dev/null 2>&1; [ $? != 27 ] || break; _tb_sleep 0.1; done
+sub() { mosquitto_sub -u mon -P s3cret "$@"; }
+# retained TOPIC: the retained message on TOPIC (waits 3 s at most)
+retained() { sub -t "$1" -C 1 -W 3 2>/dev/null; }
+mosquitto_sub -u mon -P s3cret -v -t 'altbeacond/#' -t 'homeassistant/#' >/tmp/mqtt.log 2>&1 &
+
+# Beacon A on hci0 (with its own text file), beacon B on hci2 (its own runtime directory).
+tbd_config "[metrics]" "textfile = \"$TF/altbeacond.prom\""
+tbd_start
+printf '[beacon]\nuuid = "2f234454-cf6d-4a0f-adf2-f4911ba9ffa6"\nmajor = 3\nminor = 4\n[bluetooth]\nadapter = "hci2"\n' >/tmp/b.toml
+start_b() { RUNTIME_DIRECTORY=/tmp/rb "$ALTBEACOND_BIN" run --config /tmp/b.toml >>/tmp/b.log 2>&1 & B_PID=$!; }
+start_b
+tb_wait_heard "$HEX_B" 15000 >/dev/null || { cat /tmp/b.log; tb_fail "beacon B not heard"; }
+
+cat >/tmp/monitor.toml <<TOML
+[monitor]
+adapter = "hci1"
+silent_after_s = $SILENT
+rescan_s = 1
+node = "testnode"
+[expect.a]
+type = "altbeacon"
+uuid = "2F234454CF6D4A0FADF2F4911BA9FFA6"
+major = 1
+minor = 2
+[expect.b]
+type = "altbeacon"
+uuid = "2f234454-cf6d-4a0f-adf2-f4911ba9ffa6"
+major = 3
+minor = 4
+[metrics]
+textfile = "$TF/altbeacond-monitor.prom"
+[mqtt]
+host = "127.0.0.1"
+username = "mon"
+password_file = "/tmp/mqtt-password"
+keepalive_s = 10
+TOML
+"$ALTBEACOND_BIN" monitor --config /tmp/monitor.toml >/tmp/monitor.log 2>&1 </dev/null &
+MON=$!
+mlog() { cat /tmp/monitor.log; }
+wait_mlog() {  # PATTERN COUNT TIMEOUT_S: until the monitor's log has COUNT lines matching PATTERN
+  local i
+  for ((i = 0; i < $3 * 20; i++)); do [ "$(grep -c "$1" /tmp/monitor.log)" -ge "$2" ] && return 0; _tb_sleep 0.05; done
+  return 1
+}
+wait_mlog "beacon a heard" 1 20 && wait_mlog "beacon b heard" 1 20 || { mlog; tb_fail "the monitor did not hear both beacons"; }
+wait_mlog "MQTT: connected to 127.0.0.1:1883" 1 10 || { mlog; cat /tmp/mosquitto.log; tb_fail "the monitor did not connect to the broker"; }
+[ "$(retained altbeacond/testnode/status)" = online ] || tb_fail "status is not online"
+j=$(retained altbeacond/testnode/beacons/b)
+python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["heard"] is True and d["adverts"] >= 1 and d["last_seen"] > 0 and "rssi" in d, d' "$j" \
+  || tb_fail "beacon b's topic: $j"
+d=$(retained homeassistant/binary_sensor/altbeacond_testnode_b/connectivity/config)
+python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["device_class"]=="connectivity" and d["state_topic"]=="altbeacond/testnode/beacons/b" and d["availability_topic"]=="altbeacond/testnode/status" and d["expire_after"]>0, d' "$d" \
+  || tb_fail "discovery of b: $d"
+h=$(retained altbeacond/testnode/health)
+python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["health"]=="on-air", d' "$h" || tb_fail "health topic: $h"
+promtool check metrics <"$TF/altbeacond-monitor.prom" >/tmp/promtool.txt 2>&1 || { cat /tmp/promtool.txt "$TF/altbeacond-monitor.prom"; tb_fail "promtool: the monitor's text file"; }
+grep -q '^altbeacond_beacon_heard{beacon="b"} 1$' "$TF/altbeacond-monitor.prom" || { cat "$TF/altbeacond-monitor.prom"; tb_fail "b not heard in the metrics"; }
+
+# B stops: silent after SILENT s (log, metrics, MQTT).
+t0=$(tb_now_ms)
+kill "$B_PID"; wait "$B_PID"
+wait_mlog "beacon b silent" 1 $((SILENT + 15)) || { mlog; tb_fail "b was not reported silent"; }
+silent_ms=$(( $(tb_now_ms) - t0 ))
+[ "$silent_ms" -ge $(( (SILENT - 6) * 1000 )) ] || { mlog; tb_fail "b silent after $silent_ms ms, before silent_after_s"; }
+grep -q '^altbeacond_beacon_heard{beacon="b"} 0$' "$TF/altbeacond-monitor.prom" || { cat "$TF/altbeacond-monitor.prom"; tb_fail "b still heard in the metrics"; }
+grep -q '^altbeacond_beacon_heard{beacon="a"} 1$' "$TF/altbeacond-monitor.prom" || { mlog; cat "$TF/altbeacond-monitor.prom"; tbd_dump; tb_fail "a not heard in the metrics while b is silent"; }
+j=$(retained altbeacond/testnode/beacons/b)
+python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["heard"] is False, d' "$j" || tb_fail "b's topic while silent: $j"
+
+# B again: heard.
+start_b
+wait_mlog "beacon b heard again" 1 20 || { mlog; tb_fail "b was not heard again"; }
+for ((i = 0; i < 30; i++)); do j=$(retained altbeacond/testnode/beacons/b); case "$j" in *'"heard":true'*) break ;; esac; _tb_sleep 0.1; done
+case "$j" in *'"heard":true'*) ;; *) tb_fail "b's topic after it came back: $j" ;; esac
+[ "$(grep -c "beacon .* heard\|beacon .* silent" /tmp/monitor.log)" = 4 ] || { mlog; tb_fail "not one log line per change"; }
+
+# Home Assistant's birth message: discovery again.
+n0=$(grep -c '^homeassistant/binary_sensor/altbeacond_testnode_a/connectivity/config ' /tmp/mqtt.log)
+mosquitto_pub -u mon -P s3cret -t homeassistant/status -m online
+wait_mlog "Home Assistant is online" 1 5 || { mlog; tb_fail "the birth message was not noticed"; }
+for ((i = 0; i < 30; i++)); do [ "$(grep -c '^homeassistant/binary_sensor/altbeacond_testnode_a/connectivity/config ' /tmp/mqtt.log)" -gt "$n0" ] && break; _tb_sleep 0.1; done
+[ "$(grep -c '^homeassistant/binary_sensor/altbeacond_testnode_a/connectivity/config ' /tmp/mqtt.log)" -gt "$n0" ] || tb_fail "discovery not sent again"
+
+# Both text files side by side, as node_exporter serves them.
+/usr/bin/prometheus-node-exporter --web.listen-address=127.0.0.1:9100 --collector.disable-defaults --collector.textfile \
+  --collector.textfile.directory="$TF" >/tmp/node-exporter.log 2>&1 &
+for ((i = 0; i < 100; i++)); do curl -sf http://127.0.0.1:9100/metrics >/tmp/scrape.txt 2>/dev/null && break; _tb_sleep 0.1; done
+grep -q '^node_textfile_scrape_error 0$' /tmp/scrape.txt || { grep textfile /tmp/scrape.txt; cat /tmp/node-exporter.log; tb_fail "node_exporter could not read both files"; }
+grep -q '^altbeacond_beacon_heard{beacon="b"} 1$' /tmp/scrape.txt && grep -q '^altbeacond_on_air 1$' /tmp/scrape.txt || tb_fail "node_exporter does not serve both"
+
+# kill -9: the broker publishes the will.
+kill -KILL "$MON"; wait "$MON" 2>/dev/null
+for ((i = 0; i < 50; i++)); do [ "$(retained altbeacond/testnode/status)" = offline ] && break; _tb_sleep 0.1; done
+[ "$(retained altbeacond/testnode/status)" = offline ] || tb_fail "the will was not published after kill -9"
+
+# monitor --once on hci0, beside beacon A on the same controller.
+sed -e 's/adapter = "hci1"/adapter = "hci0"/' -e '/^\[expect.a\]/,/^minor = 2$/d' -e '/^\[mqtt\]/,$d' -e '/^\[metrics\]/,/^textfile/d' /tmp/monitor.toml >/tmp/once.toml
+"$ALTBEACOND_BIN" monitor --config /tmp/once.toml --once --timeout 8 >/tmp/once.txt 2>&1; rc=$?
+[ "$rc" = 0 ] || { cat /tmp/once.toml /tmp/once.txt; tb_fail "monitor --once on hci0 exited $rc"; }
+grep -q "^b .*heard" /tmp/once.txt || { cat /tmp/once.txt; tb_fail "the --once table"; }
+tb_wait_heard "$TB_RIG_HEX" 3000 >/dev/null || tb_fail "beacon A not on air beside the monitor"
+grep -q "re-arm\|interference\|overwritten\|disabled by" /tmp/altbeacond.log && { tbd_dump; tb_fail "beacon A took the monitor's scan for interference"; }
+printf '[monitor]\nadapter = "hci0"\n[expect.nobody]\ntype = "ibeacon"\nuuid = "00000000-0000-0000-0000-000000000001"\nmajor = 9\nminor = 9\n' >/tmp/none.toml
+"$ALTBEACOND_BIN" monitor --config /tmp/none.toml --once --timeout 3 >/tmp/none.txt 2>&1; rc=$?
+[ "$rc" = 2 ] || { cat /tmp/none.txt; tb_fail "monitor --once exited $rc for a missing beacon"; }
+printf '[monitor]\nadapter = "hci7"\n[expect.nobody]\ntype = "ibeacon"\nuuid = "00000000-0000-0000-0000-000000000001"\nmajor = 9\nminor = 9\n' >/tmp/noad.toml
+"$ALTBEACOND_BIN" monitor --config /tmp/noad.toml --once --timeout 3 >/tmp/noad.txt 2>&1; rc=$?
+[ "$rc" = 3 ] || { cat /tmp/noad.txt; tb_fail "monitor --once exited $rc without an adapter"; }
+kill "$B_PID" 2>/dev/null; wait "$B_PID" 2>/dev/null
+tbd_finish
+tb_pass "monitor on hci1: a and b heard, MQTT (user/password) retained status/beacons/health and HA discovery, b silent $silent_ms ms after it stopped (silent_after_s $SILENT) in log, metrics and MQTT, heard again; discovery re-sent on the birth message; will after kill -9; node_exporter served both text files (scrape error 0), promtool clean; --once beside beacon A on hci0: exit 0 (A not disturbed), 2 for a missing beacon, 3 without the adapter"
