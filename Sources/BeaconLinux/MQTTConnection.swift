@@ -151,7 +151,10 @@ public final class MQTTConnection {
         switch p {
         case .connAck(let ack):
             guard state == .waitingForConnAck else { return fail("a second CONNACK") }
-            guard ack.returnCode == .accepted else { return fail("the broker refused the connection: \(ack.returnCode)") }
+            guard ack.returnCode == .accepted else {
+                let hint = [.badUserNameOrPassword, .notAuthorized].contains(ack.returnCode) ? " (check [mqtt] username and password_file)" : ""
+                return fail("the broker refused the connection: \(ack.returnCode)\(hint)")
+            }
             state = .connected
             answerTimer.cancel()
             scheduleKeepAlive()
