@@ -34,6 +34,8 @@ func main() -> Int32 {
         // in the signalfd, instead of killing it half set up (SPEC §5).
         blockSignals(Daemon.signalsHandled)
         return runDaemon(configPath: path)
+    case .success(.calibrate(let adapter, let seconds)):
+        return calibrateCommand(adapter: adapter, seconds: seconds)
     case .success(.monitor(let path, let once, let timeout)):
         return monitorCommand(configPath: path, once: once, timeoutSeconds: timeout)
     case .success(.health(let path, let json)):

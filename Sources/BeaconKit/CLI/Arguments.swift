@@ -6,6 +6,8 @@ public enum Command: Equatable, Sendable {
     case scan(adapter: String, timeoutSeconds: UInt32?, json: Bool, readIdentity: Bool = false)
     /// `statusPath` nil: the daemon's runtime directory's status.json.
     case health(statusPath: String?, json: Bool)
+    /// The beacon 1 m away: its RSSI at 1 m for the `power` lines (SPEC §10).
+    case calibrate(adapter: String, seconds: UInt32)
     /// The observer daemon (SPEC §10); `once`: scan `timeoutSeconds` (default 10), print, exit.
     case monitor(configPath: String, once: Bool, timeoutSeconds: UInt32?)
     case help
@@ -26,6 +28,9 @@ public enum Arguments {
       altbeacond scan  [--adapter hciN] [--timeout S] [--json] [--read-identity]
                                            list beacons heard nearby (AltBeacon, iBeacon, Eddystone,
                                            the GATT identity)
+      altbeacond calibrate [--adapter hciN] [--seconds S]
+                                           with the beacon 1 m away: its RSSI at 1 m as this receiver
+                                           hears it (S seconds, default 20), the power lines to paste
       altbeacond health [--json] [--status PATH]
                                            the running daemon's health, as monitoring plugins report it
       altbeacond monitor [--config PATH] [--once [--timeout S]]
@@ -94,6 +99,25 @@ public enum Arguments {
                 }
             }
             return .success(.scan(adapter: adapter, timeoutSeconds: timeout, json: json, readIdentity: readIdentity))
+        case "calibrate":
+            var adapter = "hci0", seconds: UInt32 = 20
+            while let arg = rest.first {
+                rest.removeFirst()
+                if arg == "-h" || arg == "--help" { return .success(.help) }
+                let a = option(arg, &rest, names: ["-a", "--adapter"])
+                let t = a == .notThis ? option(arg, &rest, names: ["-s", "--seconds"]) : .notThis
+                switch (a, t) {
+                case (.value(let v), _):
+                    guard parseAdapterIndex(v) != nil else { return .failure(UsageError("--adapter takes hciN, not '\(v)'")) }
+                    adapter = v
+                case (_, .value(let v)):
+                    guard let s = UInt32(v), s > 0, s <= 3600 else { return .failure(UsageError("--seconds takes 1 to 3600, not '\(v)'")) }
+                    seconds = s
+                case (.missing, _), (_, .missing): return .failure(UsageError("option '\(arg)' needs a value"))
+                default: return .failure(UsageError("unknown option '\(arg)' for 'calibrate'"))
+                }
+            }
+            return .success(.calibrate(adapter: adapter, seconds: seconds))
         case "monitor":
             var config = defaultMonitorConfigPath, once = false, timeout: UInt32?
             while let arg = rest.first {

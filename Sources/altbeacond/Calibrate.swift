@@ -1,0 +1,67 @@
+import BeaconKit
+import BeaconLinux
+import Glibc
+
+/// `altbeacond calibrate [--adapter hciN] [--seconds S]`: a passive scan of S seconds with the
+/// beacon 1 m away; BeaconKit's `Calibration` turns the RSSI samples into the lines to paste.
+/// Refuses when the controller reports no RSSI (127 on every advert) rather than print nonsense.
+/// Exit: 0 figures printed, 1 nothing to calibrate (no beacon heard, or no RSSI), 69 no adapter.
+func calibrateCommand(adapter: String, seconds: UInt32) -> Int32 {
+    if let code = requireBluetoothCapabilities(for: "calibrating") { return code }
+    guard let index = parseAdapterIndex(adapter) else { return ExitCode.usage }
+    let control: HCIControlSocket, signals: SignalDescriptor
+    do {
+        control = try HCIControlSocket()
+        signals = try SignalDescriptor(signals: [SIGTERM, SIGINT])
+    } catch {
+        return reportSocketFailure(error)
+    }
+    let loop = EventLoop()
+    let log = Logger()
+    var calibration = Calibration()
+    var code = ExitCode.ok
+    let scanner = Scanner(control: control, index: index, loop: loop, log: log)
+    let timer = loop.makeTimer()
+    var ending = false
+    let end = {
+        guard !ending else { return }
+        ending = true
+        scanner.stop { _ in loop.stop() }
+        timer.schedule(afterMs: 500) { loop.stop() }
+    }
+    return withExtendedLifetime(loop) {
+        loop.watch(signals.fd) {
+            if !signals.read().isEmpty { code = ExitCode.failure; end() }
+        }
+        scanner.onReports = { reports in
+            for r in reports { for s in Sighting.all(in: r, atMs: loop.now) { calibration.record(s) } }
+        }
+        scanner.onLost = { e in
+            writeStandardError("altbeacond: \(adapter) stopped answering (\(e))\n")
+            code = ExitCode.unavailable
+            end()
+        }
+        scanner.start { f in
+            if let f {
+                writeStandardError("altbeacond: cannot scan on \(adapter): \(f)\n")
+                code = f == .permission ? ExitCode.permission : ExitCode.unavailable
+                return loop.stop()
+            }
+            writeStandardError("altbeacond: calibrating on \(adapter) for \(seconds) s; keep the beacon 1 m away, in the open\n")
+            timer.schedule(afterMs: Int64(seconds) * 1000) { end() }
+        }
+        loop.run()
+        scanner.close()
+        guard code == ExitCode.ok else { return code }
+        if calibration.results.isEmpty {
+            if calibration.withoutRSSI > 0 {
+                writeStandardError("altbeacond: \(adapter) reports no RSSI (127, \"not available\", on all \(calibration.withoutRSSI) adverts): it cannot calibrate; use another receiver\n")
+            } else {
+                writeStandardError("altbeacond: no beacon with a power field heard on \(adapter) in \(seconds) s (AltBeacon, iBeacon, Eddystone-UID or -URL)\n")
+            }
+            return ExitCode.failure
+        }
+        writeStandardOutput(calibration.report(adapter: adapter, seconds: Int(seconds)))
+        return ExitCode.ok
+    }
+}
