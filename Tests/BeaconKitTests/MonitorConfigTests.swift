@@ -9,6 +9,9 @@ final class MonitorConfigTests: XCTestCase {
         XCTAssertEqual(c.adapter, "hci0")
         XCTAssertEqual(c.adapterIndex, 0)
         XCTAssertEqual(c.silentAfterS, 120)
+        XCTAssertEqual(c.rescanS, 0, "no rescans unless asked")
+        XCTAssertEqual(try XCTUnwrap(monitorConfig("[monitor]\nrescan_s = 30\n" + lobbyExpectation)).rescanS, 30)
+        XCTAssertTrue(monitorError("[monitor]\nrescan_s = 3601\n" + lobbyExpectation).contains("between 0 and 3600"))
         XCTAssertNil(c.node)
         XCTAssertEqual(c.node(hostname: "hall-pi"), "hall-pi", "nil: the hostname")
         XCTAssertEqual(c.metrics, MetricsSettings())
@@ -180,7 +183,7 @@ final class MonitorConfigTests: XCTestCase {
         XCTAssertEqual(monitorError("adapter = \"hci0\"\n" + lobbyExpectation),
                        "monitor.toml:1:1: unknown key `adapter`: adapter belongs in [monitor], not at the top level")
         XCTAssertEqual(monitorError("[monitor]\nqqqqqqqq = 1\n" + lobbyExpectation),
-                       "monitor.toml:2:1: unknown key `monitor.qqqqqqqq`; [monitor] takes adapter, silent_after_s, node")
+                       "monitor.toml:2:1: unknown key `monitor.qqqqqqqq`; [monitor] takes adapter, silent_after_s, rescan_s, node")
         XCTAssertEqual(monitorError("[metrics]\ntextfil = \"/a.prom\"\n" + lobbyExpectation),
                        "monitor.toml:2:1: unknown key `metrics.textfil`; did you mean `metrics.textfile`?")
         // The TOML layer's own refusals come through as they are.
