@@ -35,7 +35,7 @@ grep -q '^on-air: advertising 2f234454-cf6d-4a0f-adf2-f4911ba9ffa6 major 1 minor
 python3 -c 'import json,sys; d=json.load(open("/tmp/health.json")); s=d["status"]; assert d["exit"]==0 and d["health"]=="on-air" and s["state"]=="advertising" and s["frames"]==[{"frame":"altbeacon","on_air":True}], d' \
   || tb_fail "health --json is not what the status says"
 [ "$(stat -c %a "$STATUS")" = 644 ] || tb_fail "the status file is not world-readable"
-promtool check metrics <"$PROM" >/tmp/promtool.txt 2>&1 || { cat /tmp/promtool.txt "$PROM"; tb_fail "promtool check metrics found problems"; }
+tb_promtool <"$PROM" >/tmp/promtool.txt 2>&1 || { cat /tmp/promtool.txt "$PROM"; tb_fail "promtool check metrics found problems"; }
 /usr/bin/prometheus-node-exporter --web.listen-address=127.0.0.1:9100 --collector.disable-defaults --collector.textfile \
   --collector.textfile.directory="$TF" >/tmp/node-exporter.log 2>&1 &
 for ((i = 0; i < 100; i++)); do scrape >/dev/null 2>&1 && break; _tb_sleep 0.1; done
@@ -63,7 +63,7 @@ tb_fault_return
 health_is 0 "controller back"
 tb_wait_heard "$TB_RIG_HEX" 5000 >/dev/null || tb_fail "not heard after the controller came back"
 [ "$(metric 'altbeacond_rearms_total{cause="removed"}')" = 1 ] || { cat "$PROM"; tb_fail "the re-arm after removal is not counted"; }
-promtool check metrics <"$PROM" >/tmp/promtool.txt 2>&1 || { cat /tmp/promtool.txt "$PROM"; tb_fail "promtool check metrics found problems after faults"; }
+tb_promtool <"$PROM" >/tmp/promtool.txt 2>&1 || { cat /tmp/promtool.txt "$PROM"; tb_fail "promtool check metrics found problems after faults"; }
 
 # SIGTERM: no status file (unknown); the text file says off air.
 tbd_finish

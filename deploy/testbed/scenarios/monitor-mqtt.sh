@@ -79,7 +79,7 @@ python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["device_class"]
   || tb_fail "discovery of b: $d"
 h=$(retained altbeacond/testnode/health)
 python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["health"]=="on-air", d' "$h" || tb_fail "health topic: $h"
-promtool check metrics <"$TF/altbeacond-monitor.prom" >/tmp/promtool.txt 2>&1 || { cat /tmp/promtool.txt "$TF/altbeacond-monitor.prom"; tb_fail "promtool: the monitor's text file"; }
+tb_promtool <"$TF/altbeacond-monitor.prom" >/tmp/promtool.txt 2>&1 || { cat /tmp/promtool.txt "$TF/altbeacond-monitor.prom"; tb_fail "promtool: the monitor's text file"; }
 grep -q '^altbeacond_beacon_heard{beacon="b"} 1$' "$TF/altbeacond-monitor.prom" || { cat "$TF/altbeacond-monitor.prom"; tb_fail "b not heard in the metrics"; }
 
 # B stops: silent after SILENT s (log, metrics, MQTT).
