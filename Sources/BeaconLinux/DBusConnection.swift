@@ -21,11 +21,9 @@ public final class DBusConnection {
     }
 
     private let loop: EventLoop
-    private var fd: FileDescriptor?
+    private var stream: StreamSocket?
     private var auth = DBusAuthClient()
     private var reader = DBusMessageReader()
-    private var outbox: [UInt8] = []
-    private let flushTimer: LoopTimer
     public private(set) var state = State.closed
     /// Authenticated: messages can be sent.
     public var onOpen: () -> Void = {}
@@ -35,7 +33,6 @@ public final class DBusConnection {
 
     public init(loop: EventLoop) {
         self.loop = loop
-        flushTimer = loop.makeTimer()
     }
 
     /// Connects and starts authenticating; throws when the socket cannot be reached at all.
@@ -56,28 +53,27 @@ public final class DBusConnection {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(sock.rawValue, $0, len) }
             }
         }
-        fd = sock
+        let stream = StreamSocket(loop: loop, fd: sock, peer: "the bus")
+        stream.onBytes = { [weak self] in self?.received($0) }
+        stream.onFailure = { [weak self] in self?.fail($0) }
+        self.stream = stream
         state = .authenticating
         auth = DBusAuthClient()
         reader = DBusMessageReader()
-        outbox = DBusAuthClient.greeting(uid: getuid())
-        loop.watch(sock, lost: { [weak self] e in self?.fail("the bus connection broke (\(e))") }) { [weak self] in self?.readAvailable() }
-        flush()
+        stream.watch()
+        stream.send(DBusAuthClient.greeting(uid: getuid()))
     }
 
     /// Queues `message`; written at once unless the socket is full.
     public func send(_ message: DBusMessage) {
         guard state == .open else { return }
-        outbox += message.encoded()
-        flush()
+        stream?.send(message.encoded())
     }
 
     /// Closes without a word to the bus (it tells bluetoothd that we are gone).
     public func close() {
-        flushTimer.cancel()
-        if let fd { loop.unwatch(fd); fd.close() }
-        fd = nil
-        outbox = []
+        stream?.close()
+        stream = nil
         state = .closed
     }
 
@@ -85,38 +81,6 @@ public final class DBusConnection {
         guard state != .closed else { return }
         close()
         onClose(reason)
-    }
-
-    private func flush() {
-        guard let fd else { return }
-        while !outbox.isEmpty {
-            let n = outbox.withUnsafeBytes { Glibc.send(fd.rawValue, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if n > 0 { outbox.removeFirst(n); continue }
-            let e = Errno.current
-            if e == .interrupted { continue }
-            if e == .wouldBlock {
-                // The loop watches for input only: try again shortly (the bus reads fast).
-                flushTimer.schedule(afterMs: 20) { [weak self] in self?.flush() }
-                return
-            }
-            return fail("writing to the bus failed (\(e))")
-        }
-    }
-
-    private func readAvailable() {
-        guard let fd else { return }
-        var buf = [UInt8](repeating: 0, count: 8192)
-        while state != .closed {
-            let n: Int?
-            do throws(Errno) {
-                n = try readUnlessWouldBlock(fd, &buf)
-            } catch {
-                return fail("reading from the bus failed (\(error))")
-            }
-            guard let n else { return }
-            if n == 0 { return fail("the bus closed the connection") }
-            received(Array(buf[0..<n]))
-        }
     }
 
     private func received(_ bytes: [UInt8]) {
@@ -127,8 +91,7 @@ public final class DBusConnection {
             case .rejected(let why): return fail(why)
             case .authenticated(_, let reply, let leftover):
                 state = .open
-                outbox += reply
-                flush()
+                stream?.send(reply)
                 onOpen()
                 bytes = leftover
             }

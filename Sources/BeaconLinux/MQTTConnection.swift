@@ -12,11 +12,11 @@ public final class MQTTConnection {
     public static let connAckTimeoutMs: Int64 = 10_000
 
     private let loop: EventLoop
-    private var fd: FileDescriptor?
+    /// The socket while TCP connects; then `stream` owns it.
+    private var connecting: FileDescriptor?
+    private var stream: StreamSocket?
     private var reader = MQTTPacketReader()
-    private var outbox: [UInt8] = []
     private var connect: MQTTConnect?
-    private let flushTimer: LoopTimer
     private let keepAliveTimer: LoopTimer
     private let answerTimer: LoopTimer
     private var lastSentMs: Int64 = 0
@@ -28,7 +28,7 @@ public final class MQTTConnection {
 
     public init(loop: EventLoop) {
         self.loop = loop
-        flushTimer = loop.makeTimer(); keepAliveTimer = loop.makeTimer(); answerTimer = loop.makeTimer()
+        keepAliveTimer = loop.makeTimer(); answerTimer = loop.makeTimer()
     }
 
     /// Starts connecting to `address` (IPv4 or IPv6 literal) `port`; CONNECT goes once TCP is up.
@@ -58,7 +58,7 @@ public final class MQTTConnection {
         let raw = socket(family, clinux_sock_stream_cloexec_nonblock, 0)
         guard raw >= 0 else { return fail("socket: \(Errno.current)") }
         let sock = FileDescriptor(raw)
-        fd = sock
+        connecting = sock
         state = .connecting
         let r = withUnsafePointer(to: &storage) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(sock.rawValue, $0, length) }
@@ -71,9 +71,8 @@ public final class MQTTConnection {
     /// Sends `packet` (queued while the socket is full).
     public func send(_ packet: MQTTPacket) {
         guard state == .connected || state == .waitingForConnAck else { return }
-        outbox += packet.encoded()
         lastSentMs = loop.now
-        flush()
+        stream?.send(packet.encoded())
     }
 
     /// DISCONNECT (so the broker does not publish the will), written, then closed.
@@ -83,67 +82,45 @@ public final class MQTTConnection {
     }
 
     public func close() {
-        flushTimer.cancel(); keepAliveTimer.cancel(); answerTimer.cancel()
-        if let fd { loop.unwatch(fd); fd.close() }
-        fd = nil
-        outbox = []
+        keepAliveTimer.cancel(); answerTimer.cancel()
+        if let connecting { loop.unwatch(connecting); connecting.close() }
+        connecting = nil
+        stream?.close()
+        stream = nil
         reader = MQTTPacketReader()
         state = .closed
     }
 
     private func fail(_ why: String) {
-        guard state != .closed || fd == nil else { return }
         close()
         // Reported on the next turn: never inside the caller's own call (open, send).
         loop.post { [weak self] in self?.onClose(why) }
     }
 
     private func tcpConnected() {
-        guard let fd, let connect else { return }
+        guard let fd = connecting, let connect else { return }
         var err: Int32 = 0
         var len = socklen_t(MemoryLayout<Int32>.size)
         getsockopt(fd.rawValue, SOL_SOCKET, SO_ERROR, &err, &len)
         guard err == 0 else { return fail("cannot connect: \(Errno(err))") }
-        loop.watch(fd, lost: { [weak self] e in self?.fail("the connection broke (\(e))") }) { [weak self] in self?.readAvailable() }
+        connecting = nil
+        let s = StreamSocket(loop: loop, fd: fd, peer: "the broker")
+        s.onBytes = { [weak self] in self?.received($0) }
+        s.onFailure = { [weak self] in self?.fail($0) }
+        stream = s
+        s.watch()
         state = .waitingForConnAck
         send(.connect(connect))
     }
 
-    private func flush() {
-        guard let fd else { return }
-        while !outbox.isEmpty {
-            let n = outbox.withUnsafeBytes { Glibc.send(fd.rawValue, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if n > 0 { outbox.removeFirst(n); continue }
-            let e = Errno.current
-            if e == .interrupted { continue }
-            if e == .wouldBlock {
-                flushTimer.schedule(afterMs: 20) { [weak self] in self?.flush() }
-                return
+    private func received(_ bytes: [UInt8]) {
+        do throws(MQTTWireError) {
+            for p in try reader.feed(bytes) {
+                received(p)
+                if state == .closed { return }
             }
-            return fail("writing to the broker failed (\(e))")
-        }
-    }
-
-    private func readAvailable() {
-        guard let fd else { return }
-        var buf = [UInt8](repeating: 0, count: 4096)
-        while state != .closed {
-            let n: Int?
-            do throws(Errno) {
-                n = try readUnlessWouldBlock(fd, &buf)
-            } catch {
-                return fail("reading from the broker failed (\(error))")
-            }
-            guard let n else { return }
-            if n == 0 { return fail("the broker closed the connection") }
-            do throws(MQTTWireError) {
-                for p in try reader.feed(buf[0..<n]) {
-                    received(p)
-                    if state == .closed { return }
-                }
-            } catch {
-                return fail("the broker sent bytes that are not MQTT (\(error))")
-            }
+        } catch {
+            fail("the broker sent bytes that are not MQTT (\(error))")
         }
     }
 

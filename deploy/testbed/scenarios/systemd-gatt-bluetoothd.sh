@@ -33,7 +33,7 @@ id="systemd-bluetoothd-identity"
 printf '%s\n' '[gatt_identity]' "identifier = \"$id\"" '[bluetooth]' 'rotation_ms = 300' >>"$CONF"
 systemctl reload altbeacond.service || fail "systemctl reload failed"
 tb_wait_heard "$TBG_ADV" 10000 >/dev/null || fail "the identity is not on air after the reload"
-wait_for 15 logged "GATT identity served by bluetoothd over D-Bus" || fail "the identity was not registered with bluetoothd"
+wait_for 40 logged "GATT identity served by bluetoothd over D-Bus" || fail "the identity was not registered with bluetoothd"
 wait_for 5 eval 'case "$(prop StatusText)" in *"GATT identity served by bluetoothd (D-Bus)"*) true ;; *) false ;; esac' \
   || fail "STATUS= is '$(prop StatusText)'"
 st=$(prop StatusText)

@@ -1,0 +1,80 @@
+import Glibc
+
+/// A connected, non-blocking stream socket on the event loop (the D-Bus system bus, an MQTT
+/// broker): bytes out through an outbox written as fast as the socket takes them (the loop
+/// watches input only, so a full socket is tried again shortly), bytes in handed over as they
+/// arrive. The first failure closes it and is reported once through `onFailure`, in words that
+/// name `peer` ("the broker closed the connection").
+final class StreamSocket {
+    private let loop: EventLoop
+    private let fd: FileDescriptor
+    private let peer: String
+    private var outbox: [UInt8] = []
+    private let flushTimer: LoopTimer
+    private(set) var isOpen = true
+    var onBytes: ([UInt8]) -> Void = { _ in }
+    var onFailure: (String) -> Void = { _ in }
+
+    init(loop: EventLoop, fd: FileDescriptor, peer: String) {
+        self.loop = loop; self.fd = fd; self.peer = peer
+        flushTimer = loop.makeTimer()
+    }
+
+    /// Starts reading.
+    func watch() {
+        loop.watch(fd, lost: { [weak self] e in self?.fail("the connection to \(self?.peer ?? "") broke (\(e))") }) { [weak self] in
+            self?.readAvailable()
+        }
+    }
+
+    func send(_ bytes: [UInt8]) {
+        guard isOpen else { return }
+        outbox += bytes
+        flush()
+    }
+
+    /// Closes without a word: what is still in the outbox is dropped.
+    func close() {
+        guard isOpen else { return }
+        isOpen = false
+        flushTimer.cancel()
+        loop.unwatch(fd)
+        fd.close()
+        outbox = []
+    }
+
+    private func fail(_ why: String) {
+        guard isOpen else { return }
+        close()
+        onFailure(why)
+    }
+
+    private func flush() {
+        while isOpen, !outbox.isEmpty {
+            let n = outbox.withUnsafeBytes { Glibc.send(fd.rawValue, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if n > 0 { outbox.removeFirst(n); continue }
+            let e = Errno.current
+            if e == .interrupted { continue }
+            if e == .wouldBlock {
+                flushTimer.schedule(afterMs: 20) { [weak self] in self?.flush() }
+                return
+            }
+            return fail("writing to \(peer) failed (\(e))")
+        }
+    }
+
+    private func readAvailable() {
+        var buf = [UInt8](repeating: 0, count: 8192)
+        while isOpen {
+            let n: Int?
+            do throws(Errno) {
+                n = try readUnlessWouldBlock(fd, &buf)
+            } catch {
+                return fail("reading from \(peer) failed (\(error))")
+            }
+            guard let n else { return }
+            if n == 0 { return fail("\(peer) closed the connection") }
+            onBytes(Array(buf[0..<n]))
+        }
+    }
+}
