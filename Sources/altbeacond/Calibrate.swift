@@ -10,11 +10,9 @@ func calibrateCommand(adapter: String, seconds: UInt32) -> Int32 {
     if let code = requireBluetoothCapabilities(for: "calibrating") { return code }
     guard let index = parseAdapterIndex(adapter) else { return ExitCode.usage }
     let control: HCIControlSocket, signals: SignalDescriptor
-    do {
-        control = try HCIControlSocket()
-        signals = try SignalDescriptor(signals: [SIGTERM, SIGINT])
-    } catch {
-        return reportSocketFailure(error)
+    switch openObserverSockets(signals: [SIGTERM, SIGINT]) {
+    case .success(let s): (control, signals) = s
+    case .failure(let e): return e.code
     }
     let loop = EventLoop()
     let log = Logger()

@@ -70,9 +70,9 @@ final class MonitorSession {
                 w.write()
             }
             if let settings = config.mqtt {
-                let m = MonitorMQTT(settings: settings, node: node, config: config, loop: loop, log: log)
+                let m = MonitorMQTT(settings: settings, node: node, config: config, loop: loop, log: log) { [unowned self] in tracker }
                 mqtt = m
-                m.start(tracker)
+                m.start()
             }
             if let ms = notifier.watchdogIntervalMs { pingWatchdog(everyMs: ms) }
         } else {
@@ -184,7 +184,6 @@ final class MonitorSession {
             for s in Sighting.all(in: r, atMs: now) { events += tracker.record(s, wallSeconds: wall) }
         }
         handle(events)
-        mqtt?.sightings(tracker)
     }
 
     private func tick() {
@@ -212,7 +211,7 @@ final class MonitorSession {
         }
         tick()
         publishStatus()
-        mqtt?.changed(tracker, events: events)
+        mqtt?.changed()
     }
 
     private var statusText: String {
@@ -277,12 +276,9 @@ func monitorCommand(configPath: String, once: Bool, timeoutSeconds: UInt32?) -> 
     }
     if let code = requireBluetoothCapabilities(for: "the monitor") { return code == ExitCode.permission && once ? 3 : code }
     let control: HCIControlSocket, signals: SignalDescriptor
-    do {
-        control = try HCIControlSocket()
-        signals = try SignalDescriptor(signals: [SIGTERM, SIGINT, SIGHUP])
-    } catch {
-        let code = reportSocketFailure(error)
-        return once ? 3 : code
+    switch openObserverSockets(signals: [SIGTERM, SIGINT, SIGHUP]) {
+    case .success(let s): (control, signals) = s
+    case .failure(let e): return once ? 3 : e.code
     }
     let loop = EventLoop()
     let log = Logger()

@@ -23,12 +23,15 @@ final class MonitorMQTT {
     var lastProblem: String?
     /// What each retained topic last got, so only changes are sent.
     var published: [String: String] = [:]
-    var tracker: BeaconTracker?
+    /// The monitor's tracker as it is now, read when something is published (not per advert).
+    let tracker: () -> BeaconTracker
     var stopping = false
     var connectedOnce = false
 
-    init(settings: MQTTSettings, node: String, config: MonitorConfig, loop: EventLoop, log: Logger) {
+    init(settings: MQTTSettings, node: String, config: MonitorConfig, loop: EventLoop, log: Logger,
+         tracker: @escaping () -> BeaconTracker) {
         self.settings = settings; self.node = node; self.config = config; self.loop = loop; self.log = log
+        self.tracker = tracker
         connection = MQTTConnection(loop: loop)
         retryTimer = loop.makeTimer()
         refreshTimer = loop.makeTimer()
@@ -40,10 +43,7 @@ final class MonitorMQTT {
     var statusTopic: String { MonitorExport.statusTopic(node: node) }
     var broker: String { "\(settings.host):\(settings.port)" }
 
-    func start(_ t: BeaconTracker) {
-        tracker = t
-        connect()
-    }
+    func start() { connect() }
 
     private func connect() {
         guard !stopping else { return }
@@ -112,8 +112,8 @@ final class MonitorMQTT {
 
     /// Every beacon's topic and the health topic, where they changed.
     private func publishAll(force: Bool = false) {
-        guard let tracker, connection.state == .connected else { return }
-        for (s, e) in zip(tracker.states, config.expectations) {
+        guard connection.state == .connected else { return }
+        for (s, e) in zip(tracker().states, config.expectations) {
             publish(MonitorExport.beaconTopic(node: node, name: s.name), MonitorExport.beaconJSON(s, expectation: e), force: force)
         }
         if let health = try? readFile(defaultStatusPath(), limit: 1 << 16) {
@@ -122,14 +122,9 @@ final class MonitorMQTT {
         refreshTimer.schedule(afterMs: Self.refreshMs) { [unowned self] in publishAll() }
     }
 
-    /// A heard/silent change (or a reboot): the beacons' topics at once.
-    func changed(_ t: BeaconTracker, events: [TrackerEvent]) {
-        tracker = t
-        publishAll()
-    }
-
-    /// Sightings without a change: picked up by the next refresh.
-    func sightings(_ t: BeaconTracker) { tracker = t }
+    /// A heard/silent change (or a reboot): the beacons' topics at once; sightings without a
+    /// change are picked up by the next refresh.
+    func changed() { publishAll() }
 
     private func publish(_ topic: String, _ payload: String, force: Bool = false) {
         guard connection.state == .connected, force || published[topic] != payload else { return }

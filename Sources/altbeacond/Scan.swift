@@ -217,11 +217,9 @@ func scanCommand(adapter: String, timeoutSeconds: UInt32?, json: Bool, readIdent
         return ExitCode.usage
     }
     let control: HCIControlSocket, signals: SignalDescriptor
-    do {
-        control = try HCIControlSocket()
-        signals = try SignalDescriptor(signals: [SIGTERM, SIGINT])
-    } catch {
-        return reportSocketFailure(error)
+    switch openObserverSockets(signals: [SIGTERM, SIGINT]) {
+    case .success(let s): (control, signals) = s
+    case .failure(let e): return e.code
     }
     let loop = EventLoop()
     let log = Logger()

@@ -25,6 +25,19 @@ func reportSocketFailure(_ error: Errno) -> Int32 {
     return ExitCode.unavailable
 }
 
+/// The control socket and the signals a scanning command needs (scan, calibrate, monitor), or
+/// the exit status after saying why not.
+func openObserverSockets(signals: [Int32]) -> Result<(HCIControlSocket, SignalDescriptor), ExitStatus> {
+    do {
+        return .success((try HCIControlSocket(), try SignalDescriptor(signals: signals)))
+    } catch {
+        return .failure(ExitStatus(code: reportSocketFailure(error)))
+    }
+}
+
+/// An exit status as an error (for `Result`).
+struct ExitStatus: Error { var code: Int32 }
+
 /// `altbeacond run`. The config comes from the file, or, when the file is refused, from the
 /// last good config in the state directory (SPEC §6); only with neither does it exit (78).
 func runDaemon(configPath: String) -> Int32 {

@@ -88,8 +88,8 @@ extension ConfigValidator {
         let power = Int8(truncatingIfNeeded: integer(t, "eddystone", "power_0m", Self.eddystonePowerRange) ?? derived)
         var out: [ConfiguredFrame] = []
         let before = problems.count
-        let namespace = hexID(t, "namespace", digits: 20, example: "\"edd1ebeac04e5defa017\"")
-        let instance = hexID(t, "instance", digits: 12, example: "\"0123456789ab\"")
+        let namespace = hexDigits(t, "eddystone", "namespace", digits: 20, example: "\"edd1ebeac04e5defa017\"")
+        let instance = hexDigits(t, "eddystone", "instance", digits: 12, example: "\"0123456789ab\"")
         switch (namespace, instance) {
         case (let n?, let i?):
             out.append(ConfiguredFrame(EddystoneUIDFrame(namespace: n, instance: i, power0m: power)))
@@ -101,14 +101,8 @@ extension ConfigValidator {
         default: break
         }
         if let (url, p) = string(t, "eddystone", "url") {
-            switch EddystoneURLFrame.encode(url) {
-            case .success(let encoded): out.append(ConfiguredFrame(EddystoneURLFrame(encoded: encoded, power0m: power)))
-            case .failure(.scheme):
-                report("eddystone.url must start with http:// or https:// (lowercase), like \"https://example.com\"", at: p)
-            case .failure(.character(let offset)):
-                report("eddystone.url has a character Eddystone cannot send at byte \(offset + 1) (only printable ASCII, no spaces)", at: p)
-            case .failure(.tooLong(let n)):
-                report("eddystone.url encodes to \(n) bytes after its scheme; Eddystone-URL carries at most \(EddystoneURLFrame.maxEncodedLength) (use a shorter URL)", at: p)
+            if let encoded = encodedURL(url, at: p, table: "eddystone", tooLong: " (use a shorter URL)") {
+                out.append(ConfiguredFrame(EddystoneURLFrame(encoded: encoded, power0m: power)))
             }
         }
         if boolean(t, "eddystone", "tlm") == true { out.append(ConfiguredFrame(EddystoneTLMFrame())) }
@@ -119,9 +113,10 @@ extension ConfigValidator {
         return out
     }
 
-    /// Exactly `digits` hex digits, any case.
-    private mutating func hexID(_ t: TOMLTable, _ key: String, digits: Int, example: String) -> [UInt8]? {
-        guard let (s, p) = string(t, "eddystone", key) else { return nil }
+    /// Exactly `digits` hex digits, any case (`[eddystone]`, and the monitor's `[expect.NAME]`).
+    mutating func hexDigits(_ t: TOMLTable, _ table: String, _ key: String, digits: Int, example: String,
+                            required: Bool = false) -> [UInt8]? {
+        guard let (s, p) = string(t, table, key, required: required) else { return nil }
         let u = Array(s.utf8)
         var out: [UInt8] = []
         if u.count == digits {
@@ -132,9 +127,24 @@ extension ConfigValidator {
             }
         }
         guard out.count == digits / 2 else {
-            report("eddystone.\(key) must be exactly \(digits) hex digits, like \(example)", at: p)
+            report("\(table).\(key) must be exactly \(digits) hex digits, like \(example)", at: p)
             return nil
         }
         return out
+    }
+
+    /// `url` as Eddystone-URL encodes it, or nil with why not reported at `p` (`tooLong`: the
+    /// advice after the length).
+    mutating func encodedURL(_ url: String, at p: SourcePosition, table: String, tooLong: String) -> [UInt8]? {
+        switch EddystoneURLFrame.encode(url) {
+        case .success(let encoded): return encoded
+        case .failure(.scheme):
+            report("\(table).url must start with http:// or https:// (lowercase), like \"https://example.com\"", at: p)
+        case .failure(.character(let offset)):
+            report("\(table).url has a character Eddystone cannot send at byte \(offset + 1) (only printable ASCII, no spaces)", at: p)
+        case .failure(.tooLong(let n)):
+            report("\(table).url encodes to \(n) bytes after its scheme; Eddystone-URL carries at most \(EddystoneURLFrame.maxEncodedLength)\(tooLong)", at: p)
+        }
+        return nil
     }
 }

@@ -133,8 +133,8 @@ extension ConfigValidator {
                                   matchingByte: UInt8(truncatingIfNeeded: matching))
             } }
         case EddystoneUIDFrame.name:
-            let namespace = hexDigits(t, table, "namespace", digits: 20, example: "\"edd1ebeac04e5defa017\"")
-            let instance = hexDigits(t, table, "instance", digits: 12, example: "\"0123456789ab\"")
+            let namespace = hexDigits(t, table, "namespace", digits: 20, example: "\"edd1ebeac04e5defa017\"", required: true)
+            let instance = hexDigits(t, table, "instance", digits: 12, example: "\"0123456789ab\"", required: true)
             frame = namespace.flatMap { n in instance.map { EddystoneUIDFrame(namespace: n, instance: $0, power0m: 0) } }
         default:
             frame = expectedURL(t, table).map { EddystoneURLFrame(encoded: $0, power0m: 0) }
@@ -143,38 +143,10 @@ extension ConfigValidator {
         return Expectation(name: name, frame: frame)
     }
 
-    /// Exactly `digits` hex digits, any case; required.
-    private mutating func hexDigits(_ t: TOMLTable, _ table: String, _ key: String, digits: Int, example: String) -> [UInt8]? {
-        guard let (s, p) = string(t, table, key, required: true) else { return nil }
-        let u = Array(s.utf8)
-        var out: [UInt8] = []
-        if u.count == digits {
-            var k = 0
-            while k + 1 < u.count, let hi = hexValue(u[k]), let lo = hexValue(u[k + 1]) {
-                out.append(hi << 4 | lo)
-                k += 2
-            }
-        }
-        guard out.count == digits / 2 else {
-            report("\(table).\(key) must be exactly \(digits) hex digits, like \(example)", at: p)
-            return nil
-        }
-        return out
-    }
-
     /// The URL as Eddystone encodes it: a URL it cannot carry is never heard, so it is refused.
     private mutating func expectedURL(_ t: TOMLTable, _ table: String) -> [UInt8]? {
         guard let (url, p) = string(t, table, "url", required: true) else { return nil }
-        switch EddystoneURLFrame.encode(url) {
-        case .success(let encoded): return encoded
-        case .failure(.scheme):
-            report("\(table).url must start with http:// or https:// (lowercase), like \"https://example.com\"", at: p)
-        case .failure(.character(let offset)):
-            report("\(table).url has a character Eddystone cannot send at byte \(offset + 1) (only printable ASCII, no spaces)", at: p)
-        case .failure(.tooLong(let n)):
-            report("\(table).url encodes to \(n) bytes after its scheme; Eddystone-URL carries at most \(EddystoneURLFrame.maxEncodedLength), so no beacon can send it", at: p)
-        }
-        return nil
+        return encodedURL(url, at: p, table: table, tooLong: ", so no beacon can send it")
     }
 
     // MARK: - [mqtt]
