@@ -1,7 +1,7 @@
 # timeout: 240
 # SPEC §10, bad input for the monitor: wrong MQTT credentials, a broker that goes away and comes
-# back, a full disk under the text file. Each is one clear log line (not one per retry), retried
-# with back-off, and the scan goes on meanwhile: a beacon stopped during the faults is still
+# back, a full disk under the text file, the controllers gone and back. Each is one clear log
+# line (not one per retry), retried with back-off, and the scan goes on meanwhile: a beacon stopped during the faults is still
 # reported silent, and heard again.
 . "$TB_REPO/deploy/testbed/daemon-lib.sh"
 ip link set lo up
@@ -71,8 +71,15 @@ start_broker
 wait_count "MQTT: connected to 127.0.0.1:1883 again" 1 40 || { mlog; tb_fail "not connected again after the broker came back"; }
 j=$(mosquitto_sub -u mon -P s3cret -t altbeacond/faults/beacons/rig -C 1 -W 3)
 case "$j" in *'"heard":true'*) ;; *) tb_fail "the beacon's topic after the broker came back: $j" ;; esac
+# The controllers gone (btvirt killed) and back: the monitor waits and scans again by itself.
+scans=$(count "scanning on hci1")
+tb_fault_remove
+wait_count "scanning again with back-off" 0 15 || { mlog; tb_fail "the adapter's loss not reported"; }
+tb_fault_return
+wait_count "scanning on hci1" "$scans" 30 || { mlog; tb_fail "the monitor did not scan again when the adapter came back"; }
+tb_wait_heard "$TB_RIG_HEX" 15000 >/dev/null || { tbd_dump; tb_fail "the beacon did not come back"; }
 kill "$MON"; wait "$MON"; rc=$?
 [ "$rc" = 0 ] || { mlog; tb_fail "the monitor exited $rc after SIGTERM"; }
 tbd_finish
 umount /tmp/tf
-tb_pass "wrong credentials: one line for $tries refused attempts; full disk: one line; the scan went on (silent reported); fixed: connected again and the text file written again; broker gone: one line, the beacon heard again meanwhile, connected again when it came back; SIGTERM: exit 0"
+tb_pass "wrong credentials: one line for $tries refused attempts; full disk: one line; the scan went on (silent reported); fixed: connected again and the text file written again; broker gone: one line, the beacon heard again meanwhile, connected again when it came back; controllers gone and back: scanning again by itself; SIGTERM: exit 0"
