@@ -44,7 +44,8 @@ for ((i = 0; i < 100; i++)); do scrape >/dev/null 2>&1 && break; _tb_sleep 0.1; 
 [ "$(metric 'altbeacond_frame_on_air{frame="altbeacon"}')" = 1 ] || { cat "$PROM"; tb_fail "the frame is not on air in the metrics"; }
 scrape | grep -q '^altbeacond_build_info{version="' || tb_fail "no build_info"
 now=$(date +%s); upd=$(printf '%.0f' "$(metric altbeacond_last_update_timestamp_seconds)")
-[ $((now - upd)) -le 5 ] || tb_fail "last update $upd, now $now"
+# rewritten on every change and at least every 60 s (seen 10 s old under host load: no change since)
+[ $((now - upd)) -le 65 ] || tb_fail "last update $upd, now $now"
 
 # A refused edit: still on air, degraded.
 sed -i 's/^major = .*/major = 70000/' "$TBD_CONFIG"
