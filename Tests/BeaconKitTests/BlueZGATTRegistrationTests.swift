@@ -279,6 +279,20 @@ final class BlueZGATTRegistrationTests: XCTestCase {
         XCTAssertEqual(checked(reg.retry()), [], "a late retry once registered")
     }
 
+    func testAnAdapterNotYetExportedIsAWaitNotARefusal() {
+        // bluetoothd joins the bus before it exports /org/bluez/hci0: the bus answers UnknownObject.
+        let register = sends(receive(reply(to: connect(), from: Self.dbus, [.string(Self.bluetoothd)]))).first
+        let out = receive(error(to: register!, "org.freedesktop.DBus.Error.UnknownObject", "Method \"RegisterApplication\" doesn't exist"))
+        XCTAssertEqual(logs(out).count, 1)
+        XCTAssertTrue(logs(out).first?.hasPrefix("info: ") == true, "\(logs(out))")
+        XCTAssertEqual(out.last, .retry(afterMs: 5000))
+        XCTAssertFalse(reg.isServing)
+        // The adapter appears: registered at once, without waiting for the retry.
+        let again = sends(receive(interfacesAdded("/org/bluez/hci0", ["org.bluez.Adapter1", "org.bluez.GattManager1"]))).first
+        assertRegister(again, index: 0)
+        XCTAssertEqual(receive(reply(to: again!)), [.serving(true)])
+    }
+
     func testAlreadyExistsIsRegistered() {
         let register = sends(receive(reply(to: connect(), from: Self.dbus, [.string(Self.bluetoothd)]))).first
         XCTAssertEqual(receive(error(to: register!, "org.bluez.Error.AlreadyExists", "Already Exists")), [.serving(true)])

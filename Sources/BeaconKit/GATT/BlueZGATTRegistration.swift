@@ -137,6 +137,17 @@ public struct BlueZGATTRegistration: Sendable {
             return ownerChanged(to: failed ? nil : m.firstString)
         case .register(let index):
             guard registration == .registering(index) else { return [] }   // superseded
+            if failed, Self.adapterNotYetExported(m.errorName) {
+                // A bluetoothd that has just joined the bus exports its adapters a moment later:
+                // not a refusal. InterfacesAdded registers it; the retry covers a missed signal.
+                registration = .none
+                var out: [Output] = []
+                if lastRefusal != why {
+                    lastRefusal = why
+                    out.append(.info("GATT identity: hci\(index) is not yet an adapter of bluetoothd; registering when it is"))
+                }
+                return out + report(serving: false) + [.retry(afterMs: Self.retryMs)]
+            }
             if failed, m.errorName != "org.bluez.Error.AlreadyExists" {
                 registration = .none
                 var out: [Output] = []
@@ -193,6 +204,11 @@ public struct BlueZGATTRegistration: Sendable {
         if owner == nil, before != nil { out.append(.info("GATT identity: bluetoothd left the bus")) }
         if owner != nil, wanted != nil { out.append(.info("GATT identity: bluetoothd is on the bus (\(owner!)); registering the service with it")) }
         return out + report(serving: false) + reconcile()
+    }
+
+    /// What the bus answers for a call on an object path nobody exports (yet).
+    static func adapterNotYetExported(_ error: String?) -> Bool {
+        error == "org.freedesktop.DBus.Error.UnknownObject" || error == "org.freedesktop.DBus.Error.UnknownMethod"
     }
 
     private func isRegister(_ p: Pending) -> Bool {
