@@ -73,7 +73,6 @@ extension Advertiser {
     public func takeDown(commandTimeoutMs perCommand: Int64, deadlineMs: Int64, disconnecting links: [UInt16] = [],
                          _ done: @escaping (_ confirmed: Bool) -> Void) {
         abandon()
-        let gen = generation
         guard let c = channel, !c.isClosed else {
             close()
             return loop.post { done(true) }

@@ -28,6 +28,11 @@ public final class EventLoop {
         let events: Int16
         let handler: () -> Void
         let lost: ((Errno) -> Void)?
+        /// After its handler runs, the descriptor is left out of poll for this long, so a stream
+        /// of small packets is read in batches: one wakeup per batch instead of per packet.
+        var coalesceMs: Int64 = 0
+        /// Monotonic ms before which the descriptor is not polled (see `coalesceMs`).
+        var quietUntil: Int64 = 0
     }
     /// Keyed by the descriptor object, not its number: a descriptor closed elsewhere is still
     /// found and removed, and a reused number never inherits an old handler.
@@ -52,9 +57,13 @@ public final class EventLoop {
 
     /// Watches `fd` for input. `lost` is called (and the descriptor unwatched) when the kernel
     /// says the descriptor is broken: POLLNVAL, or POLLERR/POLLHUP with nothing left to read.
-    public func watch(_ fd: FileDescriptor, lost: ((Errno) -> Void)? = nil, _ handler: @escaping () -> Void) {
+    /// `coalesceMs`: after each call of `handler`, `fd` waits this long before it is polled again
+    /// (the kernel queues what arrives meanwhile; `handler` must read everything there is). For a
+    /// scanner hearing hundreds of adverts a second, where a report read 50 ms late is as good.
+    public func watch(_ fd: FileDescriptor, coalesceMs: Int64 = 0, lost: ((Errno) -> Void)? = nil, _ handler: @escaping () -> Void) {
         unwatch(fd)
-        sources.append(Source(owner: ObjectIdentifier(fd), fd: fd.rawValue, events: Int16(POLLIN), handler: handler, lost: lost))
+        sources.append(Source(owner: ObjectIdentifier(fd), fd: fd.rawValue, events: Int16(POLLIN), handler: handler, lost: lost,
+                              coalesceMs: max(0, coalesceMs)))
     }
 
     /// Watches `fd` until it is writable (a non-blocking connect finished, either way): `handler`
@@ -109,10 +118,20 @@ public final class EventLoop {
         var timeout: Int64 = -1
         if let next = timers.values.map(\.deadline).min() { timeout = max(0, next - start) }
         if let cap = maxWaitMs { timeout = timeout < 0 ? cap : min(timeout, cap) }
+        var fds: [pollfd] = []
+        fds.reserveCapacity(sources.count)
+        for s in sources {
+            if s.quietUntil > start {
+                // Resting after a batch: back in poll when the rest is over.
+                let rest = s.quietUntil - start
+                timeout = timeout < 0 ? rest : min(timeout, rest)
+            } else {
+                fds.append(pollfd(fd: s.fd, events: s.events, revents: 0))
+            }
+        }
         if !posted.isEmpty { timeout = 0 }
         let virtualWait = clock.isVirtual ? timeout : 0
         if clock.isVirtual { timeout = 0 }
-        var fds = sources.map { pollfd(fd: $0.fd, events: $0.events, revents: 0) }
         // Not through `syscall`: an EINTR ends the turn, and the next one recomputes the timeout.
         let r = poll(&fds, nfds_t(fds.count), Int32(clamping: timeout))
         wakeups &+= 1
@@ -137,6 +156,9 @@ public final class EventLoop {
                     s.lost?(p.revents & Int16(POLLNVAL) != 0 ? Errno(EBADF) : Errno(EIO))
                 } else {
                     s.handler()
+                    if s.coalesceMs > 0, let i = sources.firstIndex(where: { $0.fd == p.fd && $0.owner == s.owner }) {
+                        sources[i].quietUntil = now + s.coalesceMs
+                    }
                 }
                 if stopped { return }
             }
@@ -167,6 +189,7 @@ public final class EventLoop {
 
     private func fireDueTimers() {
         let t = now
+        guard timers.values.contains(where: { $0.deadline <= t }) else { return }
         let due = timers.filter { $0.value.deadline <= t }.sorted { ($0.value.deadline, $0.key) < ($1.value.deadline, $1.key) }
         for (id, timer) in due {
             // A handler may have cancelled or rescheduled it.

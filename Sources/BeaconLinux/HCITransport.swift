@@ -39,17 +39,20 @@ extension ControllerAccess {
 public final class HCISocketTransport: HCITransport {
     public let socket: HCIDeviceSocket
     private let loop: EventLoop
+    /// See `EventLoop.watch(_:coalesceMs:lost:_:)`.
+    private let coalesceMs: Int64
 
-    public init(index: UInt16, loop: EventLoop, events: [UInt8] = HCIDeviceSocket.commandEvents) throws(Errno) {
+    public init(index: UInt16, loop: EventLoop, events: [UInt8] = HCIDeviceSocket.commandEvents, coalesceMs: Int64 = 0) throws(Errno) {
         socket = try HCIDeviceSocket(index: index, events: events)
         self.loop = loop
+        self.coalesceMs = coalesceMs
     }
 
     public func write(_ packet: [UInt8]) throws(Errno) { _ = try socket.fd.write(packet) }
 
     public func start(onPacket: @escaping (ArraySlice<UInt8>) -> Void, onLost: @escaping (Errno) -> Void) {
         // Weak: a packet handler may end the session that owns this transport.
-        loop.watch(socket.fd, lost: onLost) { [weak self] in
+        loop.watch(socket.fd, coalesceMs: coalesceMs, lost: onLost) { [weak self] in
             guard let self else { return }
             var buf = [UInt8](repeating: 0, count: 300)
             while socket.fd.isOpen {

@@ -80,12 +80,13 @@ public final class Scanner {
     private var generation = 0
 
     /// A scanner on adapter `index` of the kernel (HCIDEVUP through `control`).
-    public convenience init(control: HCIControlSocket, index: UInt16, loop: EventLoop, log: Logger) {
+    /// `coalesceMs`: read the reports in batches this far apart (the monitor: fewer wakeups).
+    public convenience init(control: HCIControlSocket, index: UInt16, loop: EventLoop, log: Logger, coalesceMs: Int64 = 0) {
         self.init(controller: KernelController(index: index, loop: loop, controlFD: { control.fd.rawValue }),
                   loop: loop, log: log,
                   exists: { () throws(Errno) -> Bool in try control.deviceFlags(index: index) != nil },
                   openTransport: { () throws(Errno) -> HCITransport in
-                      try HCISocketTransport(index: index, loop: loop, events: Scanner.events)
+                      try HCISocketTransport(index: index, loop: loop, events: Scanner.events, coalesceMs: coalesceMs)
                   })
     }
 

@@ -13,6 +13,9 @@ final class MonitorSession {
     /// go deaf without a word (the beacon daemon's probe re-sends its data every few seconds).
     static let deafAfterMs: Int64 = 60_000
     static let retryMs: ClosedRange<Int64> = 1000...30_000
+    /// Reports are read in batches this far apart: one wakeup per batch, not per advert (the
+    /// CPU at hundreds of adverts a second), and 50 ms late is nothing against `silent_after_s`.
+    static let batchMs: Int64 = 50
 
     let config: MonitorConfig
     let configPath: String
@@ -90,7 +93,7 @@ final class MonitorSession {
     private func startScan() {
         guard !finishing else { return }
         scanner?.close()
-        let s = Scanner(control: control, index: config.adapterIndex, loop: loop, log: log)
+        let s = Scanner(control: control, index: config.adapterIndex, loop: loop, log: log, coalesceMs: Self.batchMs)
         scanner = s
         s.active = false
         s.onReports = { [unowned self] in received($0) }

@@ -163,6 +163,46 @@ final class EventLoopTests: XCTestCase {
         XCTAssertEqual(loop.wakeups - before, 1)
     }
 
+    /// A coalescing descriptor rests after each batch: what arrives meanwhile waits in the kernel
+    /// and is read in one turn when the rest is over; a plain descriptor is read at once.
+    func testACoalescingDescriptorIsReadInBatches() throws {
+        var fds: [Int32] = [0, 0]
+        XCTAssertEqual(pipe(&fds), 0)
+        let r = FileDescriptor(fds[0]), w = FileDescriptor(fds[1])
+        _ = fcntl(r.rawValue, F_SETFL, O_NONBLOCK)
+        let loop = EventLoop(clock: LoopClock(virtualStartingAt: 0))
+        var batches: [(at: Int64, bytes: [UInt8])] = []
+        loop.watch(r, coalesceMs: 50) {
+            var all: [UInt8] = [], buf = [UInt8](repeating: 0, count: 64)
+            while let n = try? r.read(into: &buf), n > 0 { all += buf[0..<n] }
+            batches.append((loop.now, all))
+        }
+        _ = try w.write([1])
+        loop.runOnce()
+        XCTAssertEqual(batches.map(\.bytes), [[1]], "the first read is immediate")
+        _ = try w.write([2])
+        _ = try w.write([3])
+        // Resting: the loop does not wake for the descriptor; it waits out the rest instead.
+        loop.runOnce()
+        XCTAssertEqual(batches.count, 1)
+        XCTAssertEqual(loop.now, 50)
+        loop.runOnce()
+        XCTAssertEqual(batches.map(\.bytes), [[1], [2, 3]], "what came meanwhile, in one batch")
+        XCTAssertEqual(batches.last?.at, 50)
+        // The rest starts again after each batch; other work is not held back meanwhile.
+        let timer = loop.makeTimer()
+        var timerAt: Int64?
+        timer.schedule(afterMs: 10) { timerAt = loop.now }
+        _ = try w.write([4])
+        loop.runOnce()
+        XCTAssertEqual(timerAt, 60)
+        XCTAssertEqual(batches.count, 2)
+        loop.runOnce()
+        loop.runOnce()
+        XCTAssertEqual(batches.map(\.bytes), [[1], [2, 3], [4]])
+        XCTAssertEqual(batches.last?.at, 100)
+    }
+
     func testSignalsArriveAsEvents() throws {
         let sig = try SignalDescriptor(signals: [SIGUSR1])
         kill(getpid(), SIGUSR1)
