@@ -182,10 +182,7 @@ final class MonitorSession {
     private func received(_ reports: [AdvertisingReport]) {
         let now = loop.now, wall = wallClockSeconds()
         var events: [TrackerEvent] = []
-        for r in reports {
-            tracker.countAdvert()
-            for s in Sighting.all(in: r, atMs: now) { events += tracker.record(s, wallSeconds: wall) }
-        }
+        for r in reports { events += tracker.record(r, atMs: now, wallSeconds: wall) }
         handle(events)
     }
 

@@ -19,9 +19,18 @@ public struct AdvertisingReport: Equatable, Sendable {
     }
     /// `AA:BB:CC:DD:EE:FF`, most significant first.
     public var addressString: String {
-        address.reversed().map { hexString(CollectionOfOne($0)).uppercased() }.joined(separator: ":")
+        var s = ""
+        s.reserveCapacity(17)
+        for (i, b) in address.reversed().enumerated() {
+            if i > 0 { s.append(":") }
+            s.append(upperHexDigits[Int(b >> 4)])
+            s.append(upperHexDigits[Int(b & 0xf)])
+        }
+        return s
     }
 }
+
+private let upperHexDigits: [Character] = Array("0123456789ABCDEF")
 
 /// The HCI events altbeacond reads.
 public enum HCIEvent: Equatable, Sendable {

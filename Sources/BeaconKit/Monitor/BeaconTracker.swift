@@ -109,6 +109,14 @@ public struct BeaconTracker: Sendable {
     /// The expectations by their frame's type and IDs as bytes: one hash lookup per sighting
     /// instead of a text comparison per expectation (most of the monitor's time at 500 adverts/s).
     private let byFrame: [[UInt8]: [Int]]
+    /// The expectations each advertising payload matched, by the payload's bytes: a beacon sends
+    /// the same bytes every 100 ms, so most reports are one hash of ~30 bytes instead of a decode
+    /// (payloads with a TLM frame, which changes every time, are not kept). Bounded: emptied
+    /// when full, as a street full of phones with rotating payloads would fill it.
+    private var payloads: [[UInt8]: [Int]] = [:]
+    static let payloadCacheLimit = 512
+    /// The sender each state's `address` was formatted from (no formatting per advert).
+    private var addressBytes: [[UInt8]?]
 
     public init(expectations: [Expectation], silentAfterMs: Int64, startMs: Int64) {
         self.expectations = expectations
@@ -117,6 +125,7 @@ public struct BeaconTracker: Sendable {
         states = expectations.map { BeaconState(name: $0.name) }
         windows = Array(repeating: RSSIWindow(), count: expectations.count)
         neverHeardReported = Array(repeating: false, count: expectations.count)
+        addressBytes = Array(repeating: nil, count: expectations.count)
         var index: [[UInt8]: [Int]] = [:]
         for (i, e) in expectations.enumerated() where !e.fields.isEmpty {
             index[Self.frameKey(type: e.type, ids: e.fields), default: []].append(i)
@@ -144,17 +153,61 @@ public struct BeaconTracker: Sendable {
             guard let t = tlm.received else { return [] }
             return recordTLM(TLMReading(t), from: s.address)
         }
-        let type = s.type
+        return matched(expectationsMatching(s), rssi: s.rssi, atMs: s.atMs, wallSeconds: wallSeconds) { _ in (s.address, nil) }
+    }
+
+    /// Counts one advertising report and records every frame in it (as `countAdvert` and
+    /// `record(_:wallSeconds:)` for each of `Sighting.all(in:atMs:)`), through the payload cache.
+    public mutating func record(_ r: AdvertisingReport, atMs: Int64, wallSeconds: Int64) -> [TrackerEvent] {
+        countAdvert()
+        let matches: [Int]
+        var events: [TrackerEvent] = []
+        if let known = payloads[r.data] {
+            matches = known
+        } else {
+            var found: [Int] = [], changing = false
+            for s in Sighting.all(in: r, atMs: atMs) {
+                if s.frame is EddystoneTLMFrame {
+                    changing = true
+                    events += record(s, wallSeconds: wallSeconds)
+                } else {
+                    found += expectationsMatching(s)
+                }
+            }
+            if !changing {
+                if payloads.count >= Self.payloadCacheLimit { payloads.removeAll(keepingCapacity: true) }
+                payloads[r.data] = found
+            }
+            matches = found
+        }
+        guard !matches.isEmpty else { return events }
+        return events + matched(matches, rssi: r.rssi, atMs: atMs, wallSeconds: wallSeconds) { [addressBytes] i in
+            addressBytes[i] == r.address ? nil : (r.addressString, r.address)
+        }
+    }
+
+    /// The expectations a (non-TLM) sighting is of.
+    private func expectationsMatching(_ s: Sighting) -> [Int] {
         let ids = s.identifyingFields
         guard !ids.isEmpty else { return [] }
+        return byFrame[Self.frameKey(type: s.type, ids: ids)] ?? []
+    }
+
+    /// Marks `indices` heard by one sighting. `sender(i)`: the sender's address as text and bytes
+    /// when state `i` must take it (nil: it already has it).
+    private mutating func matched(_ indices: [Int], rssi: Int8, atMs: Int64, wallSeconds: Int64,
+                                  sender: (Int) -> (String, [UInt8]?)?) -> [TrackerEvent] {
         var events: [TrackerEvent] = []
-        for i in byFrame[Self.frameKey(type: type, ids: ids)] ?? [] {
+        for i in indices {
             var st = states[i]
             st.adverts &+= 1
-            st.lastSeenMs = s.atMs
+            st.lastSeenMs = atMs
             st.lastSeenWall = wallSeconds
-            st.address = s.address
-            windows[i].add(Int(s.rssi))
+            if let (text, bytes) = sender(i) {
+                st.address = text
+                addressBytes[i] = bytes
+            }
+            windows[i].add(Int(rssi))
             st.rssi = windows[i].trimmedMean
             if !st.heard {
                 events.append(.heard(name: st.name, first: !st.everHeard))
