@@ -6,12 +6,15 @@ import Glibc
 public enum GPIOError: Error, Equatable, Sendable, CustomStringConvertible {
     /// No chip with that name, path or label.
     case noChip(String)
+    /// No `leds.chip` given and no chip with one of the header's labels.
+    case noHeaderChip
     /// Not allowed to open the chip: needs root or membership of the chip's group (gpio).
     case permissionDenied(String)
     /// The path exists but is not a GPIO character device.
     case notAChip(String)
     case offsetOutOfRange(UInt32, lineCount: UInt32)
-    case noLineNamed(String)
+    /// `hint`: what to write instead, when the name means a line the chip names otherwise.
+    case noLineNamed(String, hint: String?)
     /// Held by another process (`consumer` as gpioinfo shows it, when known).
     case busy(consumer: String?)
     case system(String, Errno)
@@ -20,14 +23,16 @@ public enum GPIOError: Error, Equatable, Sendable, CustomStringConvertible {
         switch self {
         case .noChip(let spec):
             return "no GPIO chip named, at or labelled \"\(spec)\" (see gpiodetect)"
+        case .noHeaderChip:
+            return "no GPIO chip of a Raspberry Pi's 40-pin header (labelled \(LEDSettings.headerChipLabels.joined(separator: ", "))): set leds.chip (see gpiodetect)"
         case .permissionDenied(let what):
             return "permission denied on \(what) (run as root or give the service access to /dev/gpiochipN)"
         case .notAChip(let path):
             return "\(path) is not a GPIO chip"
         case .offsetOutOfRange(let n, let count):
             return "offset \(n) out of range (chip has \(count) lines)"
-        case .noLineNamed(let name):
-            return "no line named \(name)"
+        case .noLineNamed(let name, let hint):
+            return "no line named \(name)" + (hint.map { "; \($0)" } ?? "")
         case .busy(let who):
             if let who, !who.isEmpty { return "line busy: held by \"\(who)\"" }
             return "line busy: held by another process"
@@ -88,11 +93,41 @@ public final class GPIOChip {
             let off = cgpiod_chip_find_line(h, name)
             guard off >= 0 else {
                 let e = Errno.current
-                if e == .noEntry { throw .noLineNamed(name) }
+                if e == .noEntry { throw .noLineNamed(name, hint: hint(forMissing: name)) }
                 throw .system("cannot look up line \(name)", e)
             }
             return UInt32(truncatingIfNeeded: off)
         }
+    }
+
+    /// "GPIO4" not found where line 4 is "GPIO_GCLK" (a Pi's lines 0-15 are named after their
+    /// function): the offset works on every model.
+    private func hint(forMissing name: String) -> String? {
+        guard let n = GPIOLineRef.socNumber(inName: name), n < lineCount else { return nil }
+        let actual = lineName(offset: n)
+        return "line \(n) of \(label) is named \(actual.map { "\"\($0)\"" } ?? "nothing"): give its offset, \(n) (a number, no quotes)"
+    }
+
+    /// The line's name from the device tree; nil when it has none.
+    public func lineName(offset: UInt32) -> String? {
+        guard let h = handle else { return nil }
+        var buf = [CChar](repeating: 0, count: 64)
+        guard cgpiod_line_name(h, offset, &buf, buf.count) == 0 else { return nil }
+        let s = String(decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return s.isEmpty ? nil : s
+    }
+
+    /// The Raspberry Pi's 40-pin header chip, by its label on each model (`LEDSettings.headerChipLabels`).
+    public static func openHeaderChip() throws(GPIOError) -> GPIOChip {
+        for label in LEDSettings.headerChipLabels {
+            do throws(GPIOError) {
+                return try GPIOChip(opening: label)
+            } catch {
+                if case .noChip = error { continue }
+                throw error
+            }
+        }
+        throw .noHeaderChip
     }
 
     /// Who holds the line, as `gpioinfo` shows it; nil when unused or unknown.

@@ -82,9 +82,9 @@ public final class StatusLights {
         guard let s = settings else { return }
         let chip: GPIOChip
         do {
-            chip = try GPIOChip(opening: s.chip)
+            if let spec = s.chip { chip = try GPIOChip(opening: spec) } else { chip = try GPIOChip.openHeaderChip() }
         } catch {
-            say("LEDs off: GPIO chip \"\(s.chip)\" (status LED line \(s.status)): \(error)")
+            say("LEDs off: GPIO chip " + (s.chip.map { "\"\($0)\"" } ?? "of the header") + " (status LED line \(s.status)): \(error)")
             return
         }
         let what = "\(chip.path) (\(chip.label))"

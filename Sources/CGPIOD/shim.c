@@ -76,6 +76,25 @@ long cgpiod_chip_find_line(cgpiod_chip *c, const char *name) {
 #endif
 }
 
+int cgpiod_line_name(cgpiod_chip *c, unsigned int offset, char *buf, size_t len) {
+    if (len == 0) { errno = EINVAL; return -1; }
+    buf[0] = '\0';
+    if (offset >= c->num_lines) { errno = ERANGE; return -1; }
+#if CGPIOD_V1
+    struct gpiod_line *line = gpiod_chip_get_line(c->chip, offset);
+    if (!line) return -1;
+    const char *name = gpiod_line_name(line);
+    if (name) snprintf(buf, len, "%s", name);
+#else
+    struct gpiod_line_info *info = gpiod_chip_get_line_info(c->chip, offset);
+    if (!info) return -1;
+    const char *name = gpiod_line_info_get_name(info);
+    if (name) snprintf(buf, len, "%s", name);
+    gpiod_line_info_free(info);
+#endif
+    return 0;
+}
+
 int cgpiod_line_consumer(cgpiod_chip *c, unsigned int offset, char *buf, size_t len) {
     if (len == 0) { errno = EINVAL; return -1; }
     buf[0] = '\0';

@@ -110,9 +110,18 @@ final class ConfigSchemaTests: XCTestCase {
         }
     }
 
+    func testSoCNumberInALineName() {
+        for (name, n) in [("GPIO4", 4), ("gpio17", 17), ("BCM27", 27), ("Gpio0", 0), ("GPIO0027", 27)] as [(String, UInt32)] {
+            XCTAssertEqual(GPIOLineRef.socNumber(inName: name), n, name)
+        }
+        for name in ["GPIO", "GPIO_GCLK", "SDA1", "GPIO4a", "GPIO-4", "GPIO99999", "ID_SDA", "BCM", "GPIO\u{0664}"] {
+            XCTAssertNil(GPIOLineRef.socNumber(inName: name), name)
+        }
+    }
+
     func testLEDs() {
-        XCTAssertEqual(configError(minimalBeacon + "[leds]\nstatus = 17"),
-                       "config.toml:6:1: missing required key `leds.chip` in [leds]")
+        XCTAssertEqual(config(minimalBeacon + "[leds]\nstatus = 17\nfault = 'GPIO27'")?.leds,
+                       LEDSettings(chip: nil, status: .offset(17), fault: .name("GPIO27")), "no chip: the header's")
         XCTAssertEqual(configError(minimalBeacon + "[leds]\nchip = 'gpiochip0'"),
                        "config.toml:6:1: missing required key `leds.status` in [leds]")
         XCTAssertEqual(configError(minimalBeacon + "[leds]\nchip = ''\nstatus = 1"),

@@ -86,10 +86,22 @@ final class LEDStatusLightsTests: XCTestCase {
     func testErrorWording() {
         XCTAssertEqual(GPIOError.offsetOutOfRange(40, lineCount: 28).description,
                        "offset 40 out of range (chip has 28 lines)")
-        XCTAssertEqual(GPIOError.noLineNamed("GPIO99").description, "no line named GPIO99")
+        XCTAssertEqual(GPIOError.noLineNamed("GPIO99", hint: nil).description, "no line named GPIO99")
         XCTAssertTrue(GPIOError.busy(consumer: "gpioset").description.contains("line busy"))
         XCTAssertTrue(GPIOError.permissionDenied("/dev/gpiochip0").description
             .contains("permission denied on /dev/gpiochip0"))
+    }
+
+    /// No chip named and none of the header's labels present (this host has no GPIO): one clear line.
+    func testNoHeaderChip() {
+        do {
+            _ = try GPIOChip.openHeaderChip()
+            XCTFail("a header chip on a host without GPIO")
+        } catch {
+            XCTAssertEqual(error, .noHeaderChip)
+            XCTAssertEqual(error.description,
+                           "no GPIO chip of a Raspberry Pi's 40-pin header (labelled pinctrl-bcm2711, pinctrl-bcm2835, pinctrl-rp1): set leds.chip (see gpiodetect)")
+        }
     }
 
     func testShimMatchesBuild() {

@@ -137,7 +137,7 @@ tb_assert_silent() {
     || tb_fail "advertising ${hex:-data} heard within ${ms} ms, expected silence"
 }
 
-# --- LEDs (gpio-sim chip pinctrl-bcm2711, lines GPIO0..GPIO27) -----------------------------------
+# --- LEDs (gpio-sim chip pinctrl-bcm2711; lines named as on a Pi 4: 0-15 by function) ---------
 
 # tb_gpio_level N: prints the level (0/1) line N is driven to (sim_gpioN/value)
 tb_gpio_level() { local v; read -r v <"$TB_GPIO_SYSFS/sim_gpio$1/value" && echo "$v"; }

@@ -24,7 +24,7 @@ public enum CheckReport {
         ]
         if let leds = config.leds {
             lines.append("leds:")
-            lines.append("  chip:             \(leds.chip)")
+            lines.append("  chip:             " + (leds.chip ?? "the 40-pin header's (\(LEDSettings.headerChipLabels.joined(separator: ", ")))"))
             lines.append("  status line:      \(leds.status)")
             lines.append("  fault line:       " + (leds.fault.map { "\($0)" } ?? "none (status LED shows faults too)"))
             lines.append("  active low:       \(leds.activeLow ? "yes" : "no")")

@@ -145,7 +145,7 @@ struct ConfigValidator {
 
     mutating func readLEDs(_ t: TOMLTable) -> LEDSettings? {
         var chip: String?
-        if let (s, p) = string(t, "leds", "chip", required: true) {
+        if let (s, p) = string(t, "leds", "chip") {
             if s.isEmpty || s.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
                 report("leds.chip must be a chip name (\"gpiochip0\"), path (\"/dev/gpiochip0\") or label (\"pinctrl-bcm2711\")", at: p)
             } else {
@@ -159,7 +159,8 @@ struct ConfigValidator {
             report("leds.fault must be a different line from leds.status", at: e.valuePosition)
             return nil
         }
-        guard let chip, let status else { return nil }
+        if t.entry("chip") != nil, chip == nil { return nil }
+        guard let status else { return nil }
         return LEDSettings(chip: chip, status: status, fault: fault, activeLow: activeLow)
     }
 

@@ -75,20 +75,35 @@ public enum GPIOLineRef: Equatable, Sendable, CustomStringConvertible {
         case .name(let s): return s
         }
     }
+
+    /// The SoC GPIO number a name such as "GPIO4", "gpio4" or "BCM4" means: on a Pi's header chip
+    /// that is the line's offset. For a hint when the device tree names the line after its
+    /// function instead (lines 0-15: "GPIO_GCLK", "SDA1", "TXD1", ...).
+    public static func socNumber(inName name: String) -> UInt32? {
+        let upper = name.uppercased()
+        guard let prefix = ["GPIO", "BCM"].first(where: { upper.hasPrefix($0) }) else { return nil }
+        let digits = upper.dropFirst(prefix.count)
+        guard !digits.isEmpty, digits.count <= 4, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+        return UInt32(digits)
+    }
 }
 
 /// `[leds]`.
 public struct LEDSettings: Equatable, Sendable {
-    /// As written: "gpiochip0", "/dev/gpiochip0" or a label such as "pinctrl-bcm2711".
-    public var chip: String
+    /// As written: "gpiochip0", "/dev/gpiochip0" or a label such as "pinctrl-bcm2711"; nil: the
+    /// Raspberry Pi's 40-pin header chip, whichever model (`headerChipLabels`).
+    public var chip: String?
     public var status: GPIOLineRef
     public var fault: GPIOLineRef?
     /// LEDs light when the line is driven low.
     public var activeLow: Bool
 
     public static let maxLineOffset: UInt32 = 4095
+    /// The header's GPIO chip by model, with Debian's and Raspberry Pi OS's kernels: Pi 4 and
+    /// 400; Pi 3 and Zero 2 W; Pi 5. On all of them header GPIO n is line n of that chip.
+    public static let headerChipLabels = ["pinctrl-bcm2711", "pinctrl-bcm2835", "pinctrl-rp1"]
 
-    public init(chip: String, status: GPIOLineRef, fault: GPIOLineRef? = nil, activeLow: Bool = false) {
+    public init(chip: String? = nil, status: GPIOLineRef, fault: GPIOLineRef? = nil, activeLow: Bool = false) {
         self.chip = chip
         self.status = status
         self.fault = fault

@@ -25,6 +25,9 @@ unsigned int cgpiod_chip_num_lines(const cgpiod_chip *chip);
 // The offset of the line named `name`, or -1 with errno ENOENT.
 long cgpiod_chip_find_line(cgpiod_chip *chip, const char *name);
 
+// Copies the name the device tree gives line `offset` into buf ("" when unnamed). 0, or -1 with errno.
+int cgpiod_line_name(cgpiod_chip *chip, unsigned int offset, char *buf, size_t len);
+
 // Copies the consumer holding line `offset` into buf ("" when unused). 0, or -1 with errno.
 int cgpiod_line_consumer(cgpiod_chip *chip, unsigned int offset, char *buf, size_t len);
 

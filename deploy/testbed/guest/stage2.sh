@@ -27,13 +27,15 @@ modprobe -d "$TB_KROOT" -S "$TB_KVER" -a configfs gpio-sim hci_vhci \
 say "modules loaded"
 mountpoint -q /sys/kernel/config || mount -t configfs configfs /sys/kernel/config || { say "configfs mount failed"; exit 125; }
 
-# gpio-sim chip like a Pi 4's: label pinctrl-bcm2711, 28 lines named GPIO0..GPIO27
+# gpio-sim chip like a Pi 4's: label pinctrl-bcm2711, 28 lines named as Debian's device tree
+# names them (bcm2711-rpi-4-b.dts, SPEC §11): 0-15 after their function, the rest GPIO16..GPIO27
 sim=/sys/kernel/config/gpio-sim/pi
 mkdir "$sim" "$sim/bank0" || { say "gpio-sim configfs missing"; exit 125; }
 echo 28 >"$sim/bank0/num_lines"
 echo pinctrl-bcm2711 >"$sim/bank0/label"
 mkdir "$sim/bank0/line"{0..27}   # one exec: every exec costs under emulation
-for i in {0..27}; do echo "GPIO$i" >"$sim/bank0/line$i/name"; done
+names=(ID_SDA ID_SCL SDA1 SCL1 GPIO_GCLK GPIO5 GPIO6 SPI_CE1_N SPI_CE0_N SPI_MISO SPI_MOSI SPI_SCLK GPIO12 GPIO13 TXD1 RXD1)
+for i in {0..27}; do echo "${names[i]:-GPIO$i}" >"$sim/bank0/line$i/name"; done
 echo 1 >"$sim/live" || { say "gpio-sim chip did not go live"; exit 125; }
 chip=$(cat "$sim/bank0/chip_name")
 export TB_GPIOCHIP="/dev/$chip"
