@@ -145,9 +145,9 @@ final class MonitorSession {
     private func deviceEvents() {
         for (kind, i) in (try? control.readDeviceEvents()) ?? [] where i == config.adapterIndex {
             switch kind {
-            case .down, .unregistered where scanning:
+            case .down where scanning, .unregistered where scanning:
                 scanLost("\(config.adapter) went \(kind == .down ? "down" : "away")")
-            case .up, .registered where !scanning:
+            case .up where !scanning, .registered where !scanning:
                 // Back: no need to wait for the back-off.
                 retryDelay = Self.retryMs.lowerBound
                 retryTimer.schedule(afterMs: 200) { [unowned self] in startScan() }

@@ -205,7 +205,7 @@ final class ConfigSchemaTests: XCTestCase {
         // And the example in docs/config.md.
         let doc = try String(contentsOf: root.appendingPathComponent("docs/config.md"), encoding: .utf8)
         let block = try XCTUnwrap(doc.components(separatedBy: "```toml\n").dropFirst().first?.components(separatedBy: "```").first)
-        XCTAssertEqual(config(block)?.leds, LEDSettings(chip: "gpiochip0", status: .offset(17), fault: .offset(27)))
+        XCTAssertEqual(config(block)?.leds, LEDSettings(chip: nil, status: .offset(17), fault: .offset(27)), "the header chip, by label")
         XCTAssertEqual(all.leds, LEDSettings(chip: "gpiochip0", status: .offset(17), fault: .offset(27), activeLow: false))
         XCTAssertEqual(all.bluetooth.txPowerDbm, 0)
     }
