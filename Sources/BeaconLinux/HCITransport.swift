@@ -80,8 +80,13 @@ public final class HCISocketTransport: HCITransport {
 public final class KernelController: ControllerAccess {
     public let index: UInt16
     private let loop: EventLoop
-    private let controlFD: () -> Int32
+    let controlFD: () -> Int32
     private let blocking: BlockingCall
+    /// Gives the adapter the board's address when it comes up without a usable one (nil: never).
+    public var addressRepair: AddressRepair?
+    /// While a bring-up with its address repair runs, and who waits for it.
+    var repairing = false
+    var repairDone: ((Errno?) -> Void)?
 
     public init(index: UInt16, loop: EventLoop, controlFD: @escaping () -> Int32) {
         self.index = index
@@ -99,10 +104,15 @@ public final class KernelController: ControllerAccess {
     }
 
     public func setPower(up: Bool, _ done: @escaping (Errno?) -> Void) {
+        if let addressRepair, up || repairing { return bringUp(repairing: addressRepair, done) }
+        power(up: up, done)
+    }
+
+    func power(up: Bool, _ done: @escaping (Errno?) -> Void) {
         let fd = controlFD(), i = Int32(index)
         let request = up ? cbluez_HCIDEVUP : cbluez_HCIDEVDOWN
         blocking.start({ cbluez_ioctl_int(fd, request, i) }, completion: done)
     }
 
-    public var isChangingPower: Bool { blocking.isRunning }
+    public var isChangingPower: Bool { blocking.isRunning || repairing }
 }

@@ -43,8 +43,12 @@ final class Daemon {
         watchdogTimer = loop.makeTimer()
         let loop = loop
         var controlFD: () -> Int32 = { -1 }
+        // One for every session: what it gave each adapter is logged once.
+        let addressRepair = AddressRepair(loop: loop, log: log)
         sessions = AdapterSessions(config: config, loop: loop, log: log) { index in
-            KernelController(index: index, loop: loop) { controlFD() }
+            let c = KernelController(index: index, loop: loop) { controlFD() }
+            c.addressRepair = addressRepair
+            return c
         }
         controlFD = { [unowned self] in self.control.fd.rawValue }
         loop.onPollError = { [unowned self] e in log.error("poll() failed: \(e); dropping broken descriptors and going on") }

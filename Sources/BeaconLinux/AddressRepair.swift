@@ -1,0 +1,184 @@
+import BeaconKit
+import Glibc
+
+/// Gives a controller without a usable address the board's own (SPEC §11): a Pi's on-board
+/// controller comes from the kernel's UART driver with no hciuart service to set one, so it is
+/// either left unconfigured (btbcm marks a chip default address invalid, and HCIDEVUP fails with
+/// EOPNOTSUPP until a public address is set through mgmt) or comes up with a default several
+/// boards share. The address is Raspberry Pi OS's for the same board (`BoardAddress`), set with
+/// mgmt's Set Public Address; the kernel then runs the controller's setup with it.
+/// One per daemon: what it logged is remembered per adapter, so a retry every few seconds does not
+/// repeat a line.
+public final class AddressRepair {
+    private let log: Logger
+    private let mgmt: ManagementSocket
+    private let serialPath: String
+    /// The address given to each adapter (its notice is logged once).
+    private var given: [UInt16: BluetoothAddress] = [:]
+    /// Adapters left with a chip default address: nothing better could be given (warned once).
+    private var leftAlone: Set<UInt16> = []
+    /// The last problem logged per adapter.
+    private var reported: [UInt16: String] = [:]
+
+    /// `serialPath`: the board's serial; ALTBEACOND_BOARD_SERIAL names another file (tests, or a
+    /// board whose serial lives elsewhere).
+    public init(loop: EventLoop, log: Logger,
+                serialPath: String = environment("ALTBEACOND_BOARD_SERIAL") ?? "/proc/device-tree/serial-number") {
+        self.log = log
+        self.serialPath = serialPath
+        mgmt = ManagementSocket(loop: loop)
+    }
+
+    /// HCIDEVUP failed with EOPNOTSUPP: the kernel holds adapter `index` unconfigured. `done(true)`
+    /// once it is configured (bring it up again); `done(false)` when it cannot be, the reason
+    /// logged (once while it stays the same).
+    public func configure(index: UInt16, _ done: @escaping (Bool) -> Void) {
+        let name = "hci\(index)"
+        mgmt.send(.readConfigurationInfo(index: index)) { [weak self] r in
+            guard let self else { return }
+            let info: (manufacturer: UInt16, supported: ManagementOptions, missing: ManagementOptions)
+            switch r {
+            case .failure(let f):
+                report(index, "\(name) is unconfigured (HCIDEVUP: not supported) and its configuration could not be read: \(f)")
+                return done(false)
+            case .success(let p):
+                guard let i = ManagementReply.configurationInfo(p) else {
+                    report(index, "\(name) is unconfigured and its configuration reply was malformed")
+                    return done(false)
+                }
+                info = i
+            }
+            guard info.missing.contains(.publicAddress) else {
+                report(index, "\(name) is unconfigured (missing: \(info.missing)); altbeacond can only give it an address")
+                return done(false)
+            }
+            guard let address = boardAddress(index, why: "\(name) has no usable Bluetooth address (the kernel left it unconfigured)") else {
+                return done(false)
+            }
+            setPublicAddress(index, address) { ok in done(ok) }
+        }
+    }
+
+    /// After a successful bring-up: true when `address` is a chip default shared by many boards
+    /// and the board has its own to give (the caller takes the adapter down and calls `replace`).
+    public func wantsToReplace(index: UInt16, _ address: BluetoothAddress) -> Bool {
+        guard BoardAddress.isChipDefault(address), !leftAlone.contains(index) else { return false }
+        guard boardAddress(index, why: "hci\(index) reports \(address), a chip default address shared by many boards,") != nil else {
+            leftAlone.insert(index)
+            return false
+        }
+        return true
+    }
+
+    /// After `replace` and a bring-up the adapter still reports a chip default: its driver took
+    /// the address without using it. Asking again would only cycle the adapter.
+    public func didNotTake(index: UInt16, _ address: BluetoothAddress) {
+        leftAlone.insert(index)
+        log.warning("hci\(index) still reports \(address), a chip default address shared by many boards, after being given \(given[index].map { "\($0)" } ?? "the board's"); advertising with it")
+    }
+
+    /// Adapter `index`, taken down, gets the board's address; `done(true)` when the kernel took
+    /// it, `done(false)` when not (logged once; the adapter keeps its default).
+    public func replace(index: UInt16, default address: BluetoothAddress, _ done: @escaping (Bool) -> Void) {
+        guard let mine = boardAddress(index, why: "hci\(index) reports \(address),") else { return done(false) }
+        setPublicAddress(index, mine) { [weak self] ok in
+            if !ok { self?.leftAlone.insert(index) }
+            done(ok)
+        }
+    }
+
+    /// The board's address from its serial; nil (the reason logged once) when there is none.
+    private func boardAddress(_ index: UInt16, why: String) -> BluetoothAddress? {
+        let bytes: [UInt8]
+        do throws(Errno) {
+            bytes = try readFile(serialPath, limit: 64)
+        } catch {
+            report(index, "\(why) and there is no board serial to derive one from (\(serialPath): \(error)); give it one, e.g. btmgmt --index \(index) public-addr <address>")
+            return nil
+        }
+        guard let serial = BoardAddress.serial(fromDeviceTree: bytes) else {
+            report(index, "\(why) and the board serial in \(serialPath) is not a serial number; give it an address, e.g. btmgmt --index \(index) public-addr <address>")
+            return nil
+        }
+        return BoardAddress.raspberryPi(serial: serial)
+    }
+
+    private func setPublicAddress(_ index: UInt16, _ address: BluetoothAddress, _ done: @escaping (Bool) -> Void) {
+        mgmt.send(.setPublicAddress(index: index, address: address)) { [weak self] r in
+            guard let self else { return }
+            switch r {
+            case .success(let p):
+                if given[index] != address {
+                    given[index] = address
+                    reported[index] = nil
+                    log.notice("hci\(index) had no usable address; gave it \(address) (from the board serial)")
+                }
+                if let missing = ManagementReply.missingOptions(p), !missing.isEmpty {
+                    report(index, "hci\(index) took address \(address) but is still unconfigured (missing: \(missing))")
+                    return done(false)
+                }
+                done(true)
+            case .failure(let f):
+                // Not Supported: the driver cannot change its address (no set_bdaddr); a static
+                // random address would need the advertiser to send from a random address.
+                report(index, "hci\(index) has no usable address and refused \(address) (Set Public Address: \(f))")
+                done(false)
+            }
+        }
+    }
+
+    /// Logs `message` as an error unless it is what was last logged for this adapter.
+    private func report(_ index: UInt16, _ message: String) {
+        guard reported[index] != message else { return }
+        reported[index] = message
+        log.error(message)
+    }
+}
+
+extension KernelController {
+    /// HCIDEVUP with an address repair around it: an unconfigured adapter is configured and
+    /// brought up again; one that came up with a chip default address is taken down, given the
+    /// board's address and brought up again. `done` with the bring-up's outcome; an adapter that
+    /// stays unconfigured reports ENODEV, so the policy waits for it as for a missing adapter.
+    func bringUp(repairing repair: AddressRepair, _ done: @escaping (Errno?) -> Void) {
+        // A power call made during a repair gets the repair's outcome (as `BlockingCall` does):
+        // the steps must not be interleaved with another HCIDEVUP/HCIDEVDOWN.
+        repairDone = done
+        guard !repairing else { return }
+        repairing = true
+        power(up: true) { [weak self] e in
+            guard let self else { return }
+            if e == Errno(EOPNOTSUPP) {
+                return repair.configure(index: index) { [weak self] ok in
+                    guard let self else { return }
+                    guard ok else { return finishRepair(.noDevice) }
+                    power(up: true) { [weak self] e in self?.finishRepair(e) }
+                }
+            }
+            guard e == nil || e == .alreadyInProgress, let address = controllerAddress(controlFD: controlFD(), index: index),
+                  repair.wantsToReplace(index: index, address) else { return finishRepair(e) }
+            power(up: false) { [weak self] down in
+                guard let self else { return }
+                // Could not take it down: it stays up, with the default address.
+                if down != nil { return finishRepair(e) }
+                repair.replace(index: index, default: address) { [weak self] taken in
+                    self?.power(up: true) { [weak self] e in
+                        guard let self else { return }
+                        if taken, e == nil || e == .alreadyInProgress, let now = controllerAddress(controlFD: controlFD(), index: index),
+                           BoardAddress.isChipDefault(now) {
+                            repair.didNotTake(index: index, now)
+                        }
+                        finishRepair(e)
+                    }
+                }
+            }
+        }
+    }
+
+    private func finishRepair(_ e: Errno?) {
+        repairing = false
+        let done = repairDone
+        repairDone = nil
+        done?(e)
+    }
+}
