@@ -137,23 +137,17 @@ public struct BlueZGATTRegistration: Sendable {
             return ownerChanged(to: failed ? nil : m.firstString)
         case .register(let index):
             guard registration == .registering(index) else { return [] }   // superseded
-            if failed, Self.adapterNotYetExported(m.errorName) {
-                // A bluetoothd that has just joined the bus exports its adapters a moment later:
-                // not a refusal. InterfacesAdded registers it; the retry covers a missed signal.
-                registration = .none
-                var out: [Output] = []
-                if lastRefusal != why {
-                    lastRefusal = why
-                    out.append(.info("GATT identity: hci\(index) is not yet an adapter of bluetoothd; registering when it is"))
-                }
-                return out + report(serving: false) + [.retry(afterMs: Self.retryMs)]
-            }
             if failed, m.errorName != "org.bluez.Error.AlreadyExists" {
                 registration = .none
                 var out: [Output] = []
                 if lastRefusal != why {
                     lastRefusal = why
-                    out.append(.warning("GATT identity: bluetoothd refused to register it on hci\(index) (\(why)); asking again every \(Self.retryMs / 1000) s"))
+                    // A bluetoothd that has just joined the bus exports its adapters a moment
+                    // later: a wait, not a refusal. InterfacesAdded registers it then; the retry
+                    // covers a missed signal.
+                    out.append(Self.adapterNotYetExported(m.errorName)
+                        ? .info("GATT identity: hci\(index) is not yet an adapter of bluetoothd; registering when it is")
+                        : .warning("GATT identity: bluetoothd refused to register it on hci\(index) (\(why)); asking again every \(Self.retryMs / 1000) s"))
                 }
                 return out + report(serving: false) + [.retry(afterMs: Self.retryMs)]
             }
