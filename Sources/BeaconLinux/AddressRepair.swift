@@ -162,13 +162,15 @@ extension KernelController {
                 // Could not take it down: it stays up, with the default address.
                 if down != nil { return finishRepair(e) }
                 repair.replace(index: index, default: address) { [weak self] taken in
+                    // self spelt out: Swift 6.0 allows no implicit self this deep (SPEC §9)
                     self?.power(up: true) { [weak self] e in
                         guard let self else { return }
-                        if taken, e == nil || e == .alreadyInProgress, let now = controllerAddress(controlFD: controlFD(), index: index),
+                        if taken, e == nil || e == .alreadyInProgress,
+                           let now = controllerAddress(controlFD: self.controlFD(), index: self.index),
                            BoardAddress.isChipDefault(now) {
-                            repair.didNotTake(index: index, now)
+                            repair.didNotTake(index: self.index, now)
                         }
-                        finishRepair(e)
+                        self.finishRepair(e)
                     }
                 }
             }
