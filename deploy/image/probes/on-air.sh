@@ -1,0 +1,18 @@
+#!/bin/sh
+# Boot 3 (deploy/image/test-image, -M virt): the image's own binary, unit and config on air,
+# heard by the testbed's observer through hci_vhci and btvirt (two emulated LE controllers).
+# shellcheck source=lib.sh
+. /boot/firmware/abtest/lib.sh
+a=$boot/abtest
+modprobe bluetooth
+insmod $a/hci_vhci.ko || say "insmod=failed"
+$a/btvirt -l2 -L >/run/btvirt.log 2>&1 &
+i=0
+while [ $i -lt 100 ] && [ ! -e /sys/class/bluetooth/hci1 ]; do i=$((i + 1)); sleep 0.1; done
+say "controllers=$(ls /sys/class/bluetooth | tr '\n' ' ')"
+wait_active 120
+state ""
+say "heard=$($a/observe -i hci1 --hex "$(cat $a/on-air.hex)" --count 3 --timeout 30000 2>&1 | wc -l)"
+say "user=$(ps -o user= -C altbeacond | head -1)"
+journal 10
+echo "ABTEST-DONE"
