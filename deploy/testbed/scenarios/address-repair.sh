@@ -9,6 +9,9 @@
 #    refuses (Not Supported): logged once, brought up again, on air with the default.
 # The success path (an address set, the kernel re-running the setup) needs a driver with
 # set_bdaddr (hci_bcm on a Pi): not reachable with hci_vhci.
+# arch: amd64
+# (On the aarch64 testbed, trixie's btvirt started under the shim brought up no hci1 within 10 s:
+# not yet understood, so this scenario runs on x86_64 only for now.)
 . "$TB_REPO/deploy/testbed/daemon-lib.sh"
 
 shim=/tmp/vhciaddr.so
