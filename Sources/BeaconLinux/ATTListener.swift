@@ -98,7 +98,7 @@ public final class ATTListener {
             let server = ATTServer(database: database, serverRxMTU: min(ATTMTU.maximum, receiveMTU(fd)))
             let peer = address(fd, peer: true) ?? []
             centrals[raw] = (fd, server, peer)
-            log.debug("GATT identity: central \(addressString(peer)) opened the ATT channel (MTU up to \(server.serverRxMTU))")
+            log.debug("GATT identity: central \(bluetoothAddressText(peer)) opened the ATT channel (MTU up to \(server.serverRxMTU))")
             loop.watch(fd, lost: { [weak self] _ in self?.drop(raw) }) { [weak self] in self?.readRequests(raw) }
         }
     }
@@ -121,12 +121,8 @@ public final class ATTListener {
     /// (list corruption, the releasing process killed; measured in the testbed).
     public func close(peer address: [UInt8]) {
         let matching = centrals.filter { $0.value.peer == address }.keys
-        log.debug("GATT identity: closing the ATT channel of \(addressString(address)) (\(matching.count) of \(centrals.count) open)")
+        log.debug("GATT identity: closing the ATT channel of \(bluetoothAddressText(address)) (\(matching.count) of \(centrals.count) open)")
         for raw in matching { drop(raw) }
-    }
-
-    private func addressString(_ a: [UInt8]) -> String {
-        a.reversed().map { hexString(CollectionOfOne($0)) }.joined(separator: ":")
     }
 
     /// The most the kernel takes in one ATT PDU on this channel (its imtu); 23 when unknown.

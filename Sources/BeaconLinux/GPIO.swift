@@ -109,13 +109,7 @@ public final class GPIOChip {
     }
 
     /// The line's name from the device tree; nil when it has none.
-    public func lineName(offset: UInt32) -> String? {
-        guard let h = handle else { return nil }
-        var buf = [CChar](repeating: 0, count: 64)
-        guard cgpiod_line_name(h, offset, &buf, buf.count) == 0 else { return nil }
-        let s = String(decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        return s.isEmpty ? nil : s
-    }
+    public func lineName(offset: UInt32) -> String? { lineText(offset, cgpiod_line_name) }
 
     /// The Raspberry Pi's 40-pin header chip, by its label on each model (`LEDSettings.headerChipLabels`).
     public static func openHeaderChip() throws(GPIOError) -> GPIOChip {
@@ -131,10 +125,13 @@ public final class GPIOChip {
     }
 
     /// Who holds the line, as `gpioinfo` shows it; nil when unused or unknown.
-    public func consumer(ofLine offset: UInt32) -> String? {
+    public func consumer(ofLine offset: UInt32) -> String? { lineText(offset, cgpiod_line_consumer) }
+
+    /// A text the shim copies out for one line (its name, its consumer); nil when empty or unknown.
+    private func lineText(_ offset: UInt32, _ read: (OpaquePointer?, UInt32, UnsafeMutablePointer<CChar>?, Int) -> Int32) -> String? {
         guard let h = handle else { return nil }
         var buf = [CChar](repeating: 0, count: 64)
-        guard cgpiod_line_consumer(h, offset, &buf, buf.count) == 0 else { return nil }
+        guard read(h, offset, &buf, buf.count) == 0 else { return nil }
         let s = String(decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         return s.isEmpty ? nil : s
     }

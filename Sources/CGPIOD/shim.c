@@ -76,42 +76,34 @@ long cgpiod_chip_find_line(cgpiod_chip *c, const char *name) {
 #endif
 }
 
-int cgpiod_line_name(cgpiod_chip *c, unsigned int offset, char *buf, size_t len) {
-    if (len == 0) { errno = EINVAL; return -1; }
-    buf[0] = '\0';
-    if (offset >= c->num_lines) { errno = ERANGE; return -1; }
-#if CGPIOD_V1
-    struct gpiod_line *line = gpiod_chip_get_line(c->chip, offset);
-    if (!line) return -1;
-    const char *name = gpiod_line_name(line);
-    if (name) snprintf(buf, len, "%s", name);
-#else
-    struct gpiod_line_info *info = gpiod_chip_get_line_info(c->chip, offset);
-    if (!info) return -1;
-    const char *name = gpiod_line_info_get_name(info);
-    if (name) snprintf(buf, len, "%s", name);
-    gpiod_line_info_free(info);
-#endif
-    return 0;
-}
-
-int cgpiod_line_consumer(cgpiod_chip *c, unsigned int offset, char *buf, size_t len) {
+// Copies a text of line `offset` into buf: its name, or (consumer) who holds it ("" when unused).
+static int line_text(cgpiod_chip *c, unsigned int offset, char *buf, size_t len, int consumer) {
     if (len == 0) { errno = EINVAL; return -1; }
     buf[0] = '\0';
     if (offset >= c->num_lines) { errno = ERANGE; return -1; }
 #if CGPIOD_V1
     struct gpiod_line *line = gpiod_chip_get_line(c->chip, offset);
     if (!line || gpiod_line_update(line) < 0) return -1;
-    const char *who = gpiod_line_is_used(line) ? gpiod_line_consumer(line) : NULL;
-    if (who) snprintf(buf, len, "%s", who);
+    const char *text = !consumer ? gpiod_line_name(line)
+                     : gpiod_line_is_used(line) ? gpiod_line_consumer(line) : NULL;
+    if (text) snprintf(buf, len, "%s", text);
 #else
     struct gpiod_line_info *info = gpiod_chip_get_line_info(c->chip, offset);
     if (!info) return -1;
-    const char *who = gpiod_line_info_is_used(info) ? gpiod_line_info_get_consumer(info) : NULL;
-    if (who) snprintf(buf, len, "%s", who);
+    const char *text = !consumer ? gpiod_line_info_get_name(info)
+                     : gpiod_line_info_is_used(info) ? gpiod_line_info_get_consumer(info) : NULL;
+    if (text) snprintf(buf, len, "%s", text);
     gpiod_line_info_free(info);
 #endif
     return 0;
+}
+
+int cgpiod_line_name(cgpiod_chip *c, unsigned int offset, char *buf, size_t len) {
+    return line_text(c, offset, buf, len, 0);
+}
+
+int cgpiod_line_consumer(cgpiod_chip *c, unsigned int offset, char *buf, size_t len) {
+    return line_text(c, offset, buf, len, 1);
 }
 
 cgpiod_line *cgpiod_line_request_output(cgpiod_chip *c, unsigned int offset,

@@ -26,15 +26,7 @@ public struct BluetoothAddress: Equatable, Hashable, Sendable, CustomStringConve
         bytes = (0..<6).map { UInt8(truncatingIfNeeded: value >> (8 * UInt64($0))) }
     }
 
-    public var description: String {
-        let digits = Array("0123456789ABCDEF".utf8)
-        var out: [UInt8] = []
-        for (i, b) in bytes.reversed().enumerated() {
-            if i > 0 { out.append(0x3a) }
-            out += [digits[Int(b >> 4)], digits[Int(b & 0xf)]]
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
+    public var description: String { bluetoothAddressText(bytes) }
 
     /// A static random address: the two most significant bits are 1, and the other 46 bits are
     /// neither all 0 nor all 1 (Core Spec Vol 6 Part B 1.3.2.1).

@@ -18,16 +18,20 @@ public struct AdvertisingReport: Equatable, Sendable {
         self.rssi = rssi; self.data = data
     }
     /// `AA:BB:CC:DD:EE:FF`, most significant first.
-    public var addressString: String {
-        var s = ""
-        s.reserveCapacity(17)
-        for (i, b) in address.reversed().enumerated() {
-            if i > 0 { s.append(":") }
-            s.append(upperHexDigits[Int(b >> 4)])
-            s.append(upperHexDigits[Int(b & 0xf)])
-        }
-        return s
+    public var addressString: String { bluetoothAddressText(address) }
+}
+
+/// `AA:BB:CC:DD:EE:FF`, most significant first, from address bytes in over-the-air order (least
+/// significant first, as HCI, mgmt and the kernel's bdaddr_t carry them).
+public func bluetoothAddressText(_ bytes: [UInt8]) -> String {
+    var s = ""
+    s.reserveCapacity(17)
+    for (i, b) in bytes.reversed().enumerated() {
+        if i > 0 { s.append(":") }
+        s.append(upperHexDigits[Int(b >> 4)])
+        s.append(upperHexDigits[Int(b & 0xf)])
     }
+    return s
 }
 
 private let upperHexDigits: [Character] = Array("0123456789ABCDEF")

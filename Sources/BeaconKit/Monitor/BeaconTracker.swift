@@ -153,7 +153,7 @@ public struct BeaconTracker: Sendable {
             guard let t = tlm.received else { return [] }
             return recordTLM(TLMReading(t), from: s.address)
         }
-        return matched(expectationsMatching(s), rssi: s.rssi, atMs: s.atMs, wallSeconds: wallSeconds) { _ in (s.address, nil) }
+        return matched(expectationsMatching(s), rssi: s.rssi, atMs: s.atMs, wallSeconds: wallSeconds, senderBytes: nil, sender: s.address)
     }
 
     /// Counts one advertising report and records every frame in it (as `countAdvert` and
@@ -181,9 +181,7 @@ public struct BeaconTracker: Sendable {
             matches = found
         }
         guard !matches.isEmpty else { return events }
-        return events + matched(matches, rssi: r.rssi, atMs: atMs, wallSeconds: wallSeconds) { [addressBytes] i in
-            addressBytes[i] == r.address ? nil : (r.addressString, r.address)
-        }
+        return events + matched(matches, rssi: r.rssi, atMs: atMs, wallSeconds: wallSeconds, senderBytes: r.address, sender: r.addressString)
     }
 
     /// The expectations a (non-TLM) sighting is of.
@@ -193,19 +191,19 @@ public struct BeaconTracker: Sendable {
         return byFrame[Self.frameKey(type: s.type, ids: ids)] ?? []
     }
 
-    /// Marks `indices` heard by one sighting. `sender(i)`: the sender's address as text and bytes
-    /// when state `i` must take it (nil: it already has it).
+    /// Marks `indices` heard by one sighting from `sender`, formatted only when a state's address
+    /// was not made from the same `senderBytes` (nil: the bytes are not known, always taken).
     private mutating func matched(_ indices: [Int], rssi: Int8, atMs: Int64, wallSeconds: Int64,
-                                  sender: (Int) -> (String, [UInt8]?)?) -> [TrackerEvent] {
+                                  senderBytes: [UInt8]?, sender: @autoclosure () -> String) -> [TrackerEvent] {
         var events: [TrackerEvent] = []
         for i in indices {
             var st = states[i]
             st.adverts &+= 1
             st.lastSeenMs = atMs
             st.lastSeenWall = wallSeconds
-            if let (text, bytes) = sender(i) {
-                st.address = text
-                addressBytes[i] = bytes
+            if senderBytes == nil || addressBytes[i] != senderBytes {
+                st.address = sender()
+                addressBytes[i] = senderBytes
             }
             windows[i].add(Int(rssi))
             st.rssi = windows[i].trimmedMean
