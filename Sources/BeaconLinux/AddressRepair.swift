@@ -6,7 +6,10 @@ import Glibc
 /// either left unconfigured (btbcm marks a chip default address invalid, and HCIDEVUP fails with
 /// EOPNOTSUPP until a public address is set through mgmt) or comes up with a default several
 /// boards share. The address is Raspberry Pi OS's for the same board (`BoardAddress`), set with
-/// mgmt's Set Public Address; the kernel then runs the controller's setup with it.
+/// mgmt's Set Public Address; the kernel then runs the controller's setup with it. A controller
+/// that is up with a chip default and whose driver cannot change it (Set Public Address refused,
+/// or taken and not used) advertises from a static random address of the board instead
+/// (`BoardAddress.staticRandom`): the advertiser asks `staticRandomAddress(index:)` at each arm.
 /// One per daemon: what it logged is remembered per adapter, so a retry every few seconds does not
 /// repeat a line.
 public final class AddressRepair {
@@ -17,6 +20,8 @@ public final class AddressRepair {
     private var given: [UInt16: BluetoothAddress] = [:]
     /// Adapters left with a chip default address: nothing better could be given (warned once).
     private var leftAlone: Set<UInt16> = []
+    /// Adapters that keep a chip default public address and advertise from this static random one.
+    private var staticRandom: [UInt16: BluetoothAddress] = [:]
     /// The last problem logged per adapter.
     private var reported: [UInt16: String] = [:]
 
@@ -55,7 +60,9 @@ public final class AddressRepair {
             guard let address = boardAddress(index, why: "\(name) has no usable Bluetooth address (the kernel left it unconfigured)") else {
                 return done(false)
             }
-            setPublicAddress(index, address) { ok in done(ok) }
+            setPublicAddress(index, address, refused: { [weak self] f in
+                self?.report(index, "\(name) has no usable address and refused \(address) (Set Public Address: \(f))")
+            }) { ok in done(ok) }
         }
     }
 
@@ -74,21 +81,43 @@ public final class AddressRepair {
     /// the address without using it. Asking again would only cycle the adapter.
     public func didNotTake(index: UInt16, _ address: BluetoothAddress) {
         leftAlone.insert(index)
-        log.warning("hci\(index) still reports \(address), a chip default address shared by many boards, after being given \(given[index].map { "\($0)" } ?? "the board's"); advertising with it")
+        advertiseFromStaticRandom(index, "hci\(index) still reports \(address), a chip default address shared by many boards, after being given \(given[index].map { "\($0)" } ?? "the board's")")
     }
+
+    /// The static random address adapter `index` advertises from (nil: its public address).
+    public func staticRandomAddress(index: UInt16) -> BluetoothAddress? { staticRandom[index] }
 
     /// Adapter `index`, taken down, gets the board's address; `done(true)` when the kernel took
     /// it, `done(false)` when not (logged once; the adapter keeps its default).
     public func replace(index: UInt16, default address: BluetoothAddress, _ done: @escaping (Bool) -> Void) {
         guard let mine = boardAddress(index, why: "hci\(index) reports \(address),") else { return done(false) }
-        setPublicAddress(index, mine) { [weak self] ok in
+        setPublicAddress(index, mine, refused: { [weak self] f in
+            self?.advertiseFromStaticRandom(index, "hci\(index) reports \(address), a chip default address shared by many boards, and refused \(mine) (Set Public Address: \(f))")
+        }) { [weak self] ok in
             if !ok { self?.leftAlone.insert(index) }
             done(ok)
         }
     }
 
+    /// The public address stays a chip default (`why`): frames go out from the board's static
+    /// random address, which is as stable and as much the board's own (a scanner sees it as
+    /// random, which no beacon receiver minds: they match on the payload). Logged once.
+    private func advertiseFromStaticRandom(_ index: UInt16, _ why: String) {
+        guard staticRandom[index] == nil else { return }
+        guard let serial = boardSerial(index, why: why) else { return }
+        let address = BoardAddress.staticRandom(serial: serial)
+        staticRandom[index] = address
+        reported[index] = nil
+        log.warning("\(why); advertising from the static random address \(address) (from the board serial)")
+    }
+
     /// The board's address from its serial; nil (the reason logged once) when there is none.
     private func boardAddress(_ index: UInt16, why: String) -> BluetoothAddress? {
+        boardSerial(index, why: why).map(BoardAddress.raspberryPi(serial:))
+    }
+
+    /// The board's serial; nil (the reason logged once) when there is none.
+    private func boardSerial(_ index: UInt16, why: String) -> UInt64? {
         let bytes: [UInt8]
         do throws(Errno) {
             bytes = try readFile(serialPath, limit: 64)
@@ -100,10 +129,12 @@ public final class AddressRepair {
             report(index, "\(why) and the board serial in \(serialPath) is not a serial number; give it an address, e.g. btmgmt --index \(index) public-addr <address>")
             return nil
         }
-        return BoardAddress.raspberryPi(serial: serial)
+        return serial
     }
 
-    private func setPublicAddress(_ index: UInt16, _ address: BluetoothAddress, _ done: @escaping (Bool) -> Void) {
+    /// `refused` with the kernel's answer when it refuses the address, then `done(false)`.
+    private func setPublicAddress(_ index: UInt16, _ address: BluetoothAddress, refused: @escaping (String) -> Void,
+                                  _ done: @escaping (Bool) -> Void) {
         mgmt.send(.setPublicAddress(index: index, address: address)) { [weak self] r in
             guard let self else { return }
             switch r {
@@ -119,9 +150,8 @@ public final class AddressRepair {
                 }
                 done(true)
             case .failure(let f):
-                // Not Supported: the driver cannot change its address (no set_bdaddr); a static
-                // random address would need the advertiser to send from a random address.
-                report(index, "hci\(index) has no usable address and refused \(address) (Set Public Address: \(f))")
+                // Not Supported: the driver cannot change its address (no set_bdaddr).
+                refused("\(f)")
                 done(false)
             }
         }

@@ -47,6 +47,8 @@ public final class Advertiser {
     var keepsFamily = false
     /// The configured TX power, for a rotation that sets a slot's parameters again.
     var txPowerDbm: Int8?
+    /// What the frames are sent from, chosen at each arm (`ControllerAccess.advertisingAddress`).
+    var ownAddress: OwnAddressType = .public
     /// Each command as written, so the policy can tell ours from another process's on the monitor.
     public var onSend: ((HCIOpcode, [UInt8]) -> Void)?
     /// Called once the adapter is up, before our commands: what the kernel sent to initialise

@@ -156,9 +156,15 @@ extension Advertiser {
     }
 
     private func armLegacy(_ config: BeaconConfig, _ c: HCICommandChannel, _ plan: AirPlan, _ gen: Int, _ done: @escaping StepDone) {
+        let random = controller.advertisingAddress
+        ownAddress = random == nil ? .public : .random
         chain([
             run(LESetAdvertiseEnable(false), c, gen, tolerating: [.commandDisallowed]),
-            setInterval(config, c, gen) { [unowned self] in LESetAdvertisingParameters(intervalMs: $0, connectable: isConnectable(frame: 0)) },
+            // Allowed only while advertising is off, hence after the disable.
+            random.map { run(LESetRandomAddress($0), c, gen) } ?? { next in next(nil) },
+            setInterval(config, c, gen) { [unowned self] in
+                LESetAdvertisingParameters(intervalMs: $0, connectable: isConnectable(frame: 0), ownAddress: ownAddress)
+            },
             { [unowned self] next in slotData = []; turn = 0; send(frame: 0, slot: 0, plan, c, gen, next) },
             // Some controllers answer Command Disallowed when already enabled: not a failure.
             { [unowned self] next in legacyArmed = true; next(nil) },
@@ -170,6 +176,8 @@ extension Advertiser {
         let quiet: [HCIStatus] = [.commandDisallowed, .unknownAdvertisingIdentifier]
         let tx = config.bluetooth.txPowerDbm
         txPowerDbm = tx
+        let random = controller.advertisingAddress
+        ownAddress = random == nil ? .public : .random
         var steps: [Step] = [{ [unowned self] next in slotData = []; turn = 0; next(nil) }]
         for s in 0..<plan.slotCount {
             guard let h = plan.handle(ofSlot: s) else { continue }
@@ -178,8 +186,11 @@ extension Advertiser {
                 run(LESetExtendedAdvertisingEnable(false, handle: h), c, gen, tolerating: quiet),
                 setInterval(config, c, gen) { [unowned self] in
                     LESetExtendedAdvertisingParameters(handle: h, intervalMs: $0, txPowerDbm: tx,
-                                                       connectable: isConnectable(frame: plan.frames(inSlot: s).lowerBound))
+                                                       connectable: isConnectable(frame: plan.frames(inSlot: s).lowerBound),
+                                                       ownAddress: ownAddress)
                 },
+                // A set's random address: after its parameters (which create the set).
+                random.map { run(LESetAdvertisingSetRandomAddress(handle: h, $0), c, gen) } ?? { next in next(nil) },
                 { [unowned self] next in send(frame: plan.frames(inSlot: s).lowerBound, slot: s, plan, c, gen, next) },
                 { [unowned self] next in run(LESetExtendedAdvertisingEnable(true, handle: h), c, gen, tolerating: enableTolerance)(next) },
             ]

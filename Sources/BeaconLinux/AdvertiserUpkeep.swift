@@ -22,8 +22,8 @@ extension Advertiser {
         let h = plan.handle(ofSlot: s)
         let steps: [Step] = [
             run(h.map { LESetExtendedAdvertisingEnable(false, handle: $0) } ?? LESetAdvertiseEnable(false), c, gen, tolerating: quiet),
-            run(h.map { LESetExtendedAdvertisingParameters(handle: $0, intervalMs: ms, txPowerDbm: txPowerDbm, connectable: connectable) }
-                ?? LESetAdvertisingParameters(intervalMs: ms, connectable: connectable), c, gen),
+            run(h.map { LESetExtendedAdvertisingParameters(handle: $0, intervalMs: ms, txPowerDbm: txPowerDbm, connectable: connectable, ownAddress: ownAddress) }
+                ?? LESetAdvertisingParameters(intervalMs: ms, connectable: connectable, ownAddress: ownAddress), c, gen),
             { [unowned self] next in send(frame: to, slot: s, plan, c, gen, next) },
             run(h.map { LESetExtendedAdvertisingEnable(true, handle: $0) } ?? LESetAdvertiseEnable(true), c, gen, tolerating: quiet),
         ]

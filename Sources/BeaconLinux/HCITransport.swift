@@ -29,9 +29,13 @@ public protocol ControllerAccess: AnyObject {
     /// channels, and a link cut behind its back corrupts its connection list (6.1: a BUG in
     /// hci_chan_del when the sockets are closed afterwards, measured in the testbed).
     func disconnect(address: [UInt8], random: Bool) throws(Errno)
+    /// The static random address to advertise from: the adapter's public address is a chip
+    /// default shared by many boards and could not be replaced (nil: advertise from the public one).
+    var advertisingAddress: BluetoothAddress? { get }
 }
 
 extension ControllerAccess {
+    public var advertisingAddress: BluetoothAddress? { nil }
     public func disconnect(address: [UInt8], random: Bool) throws(Errno) { try managementDisconnect(index: index, address: address, random: random) }
 }
 
@@ -115,4 +119,6 @@ public final class KernelController: ControllerAccess {
     }
 
     public var isChangingPower: Bool { blocking.isRunning || repairing }
+
+    public var advertisingAddress: BluetoothAddress? { addressRepair?.staticRandomAddress(index: index) }
 }

@@ -44,6 +44,23 @@ final class HCICodecTests: XCTestCase {
         XCTAssertEqual(HCIOpcode.leSetExtendedAdvertisingParameters.rawValue, 0x2036)
     }
 
+    /// The static random fallback (SPEC §11): Core v5.3 Vol 4 Part E §7.8.4 (opcode 0x2005, six
+    /// address octets least significant first), §7.8.52 (0x2035, handle then address), and the
+    /// Own_Address_Type octet of both parameter commands set to 0x01.
+    func testRandomAddressCommands() throws {
+        let a = try XCTUnwrap(BluetoothAddress("C3:12:34:56:78:9A"))
+        XCTAssertEqual(LESetRandomAddress(a).packet, [0x01, 0x05, 0x20, 0x06, 0x9a, 0x78, 0x56, 0x34, 0x12, 0xc3])
+        XCTAssertEqual(LESetAdvertisingSetRandomAddress(handle: 3, a).packet,
+                       [0x01, 0x35, 0x20, 0x07, 0x03, 0x9a, 0x78, 0x56, 0x34, 0x12, 0xc3])
+        XCTAssertEqual(LESetAdvertisingParameters(intervalMs: 100, ownAddress: .random).parameters,
+                       [0xa0, 0x00, 0xa0, 0x00, 0x03, 0x01, 0x00, 0, 0, 0, 0, 0, 0, 0x07, 0x00])
+        XCTAssertEqual(LESetExtendedAdvertisingParameters(handle: 2, intervalMs: 100, txPowerDbm: -4, ownAddress: .random).parameters,
+                       [0x02, 0x10, 0x00, 0xa0, 0x00, 0x00, 0xa0, 0x00, 0x00, 0x07, 0x01, 0x00,
+                        0, 0, 0, 0, 0, 0, 0x00, 0xfc, 0x01, 0x00, 0x01, 0x00, 0x00])
+        XCTAssertEqual(HCIOpcode.leSetRandomAddress.name, "LE Set Random Address")
+        XCTAssertEqual(HCIOpcode.leSetAdvertisingSetRandomAddress.name, "LE Set Advertising Set Random Address")
+    }
+
     func testScanCommands() {
         XCTAssertEqual(LESetScanParameters().parameters, [0x00, 0x10, 0x00, 0x10, 0x00, 0x00, 0x00])
         XCTAssertEqual(LESetScanEnable(true).parameters, [0x01, 0x00])

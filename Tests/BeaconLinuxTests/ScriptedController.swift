@@ -58,7 +58,15 @@ final class ScriptedHCIController: ControllerAccess {
         var intervalUnits: UInt32 = 0
         var connectable = false
         var scanResponse: [UInt8] = []
+        /// Own address type random (parameters) and the set's random address (bytes on air).
+        var ownRandom = false
+        var randomAddress: [UInt8]?
     }
+    /// What `advertisingAddress` answers the advertiser (the address repair's static random one).
+    var advertisingAddress: BluetoothAddress?
+    /// LE Set Random Address's address, and whether the legacy parameters send from it.
+    var legacyRandomAddress: [UInt8]?
+    var legacyOwnRandom = false
     var legacyConnectable = false
     var legacyScanResponse: [UInt8] = []
     /// Links to centrals by handle, and the kernel disconnects asked for (addresses).
@@ -293,6 +301,8 @@ final class ScriptedHCIController: ControllerAccess {
     func forget() {
         legacyEnabled = false
         legacyData = []
+        legacyRandomAddress = nil
+        legacyOwnRandom = false
         sets = [:]
         usedKind = nil
         noteAir()

@@ -63,10 +63,16 @@ extension ScriptedHCIController {
             var f: [UInt8] = [0x01, 0, 0, 0, 0, 0, 0, 0]
             if extended { f[1] |= 0x10 }
             return [0] + f
+        case .leSetRandomAddress:
+            // Core v5.3 Vol 4 Part E §7.8.4: refused while legacy advertising is enabled.
+            guard p.count == 6 else { return refuse(.invalidParameters) }
+            if legacyEnabled { return refuse(.commandDisallowed) }
+            legacyRandomAddress = p
+            return [0]
         case .leSetAdvertisingParameters, .leSetAdvertisingData, .leSetAdvertiseEnable, .leSetScanResponseData:
             return executeLegacy(op, p)
         case .leReadNumberOfSupportedAdvertisingSets, .leSetExtendedAdvertisingParameters, .leSetExtendedAdvertisingData,
-             .leSetExtendedScanResponseData,
+             .leSetExtendedScanResponseData, .leSetAdvertisingSetRandomAddress,
              .leSetExtendedAdvertisingEnable, .leRemoveAdvertisingSet, .leClearAdvertisingSets:
             guard extended else { return refuse(.unknownCommand) }
             if let r = use(.extended) { return r }
@@ -86,6 +92,7 @@ extension ScriptedHCIController {
             if refusesShortIntervals && units < 160 { return refuse(.invalidParameters) }
             legacyIntervalUnits = units
             legacyConnectable = p[4] == 0x00
+            legacyOwnRandom = p[5] == 0x01
         case .leSetScanResponseData:
             guard p.count == 32, Int(p[0]) <= 31 else { return refuse(.invalidParameters) }
             legacyScanResponse = Array(p[1..<(1 + Int(p[0]))])
@@ -97,6 +104,8 @@ extension ScriptedHCIController {
             let on = p[0] == 1
             if refusesRedundantEnable && on == legacyEnabled { return refuse(.commandDisallowed) }
             if refusesEnableWhileConnected && on && !links.isEmpty { return refuse(.commandDisallowed) }
+            // §7.8.9: own address type random with no random address set
+            if on && legacyOwnRandom && legacyRandomAddress == nil { return refuse(.invalidParameters) }
             legacyEnabled = on
         }
         return [0]
@@ -117,7 +126,12 @@ extension ScriptedHCIController {
             if refusesShortIntervals && units < 160 { return refuse(.invalidParameters) }
             sets[h, default: AdvertisingSet()].intervalUnits = units
             sets[h]!.connectable = p[1] & 0x01 != 0
+            sets[h]!.ownRandom = p[10] == 0x01
             return [0, p[20]]
+        case .leSetAdvertisingSetRandomAddress:
+            guard p.count == 7 else { return refuse(.invalidParameters) }
+            guard sets[p[0]] != nil else { return refuse(.unknownAdvertisingIdentifier) }
+            sets[p[0]]!.randomAddress = Array(p[1...])
         case .leSetExtendedScanResponseData:
             guard p.count >= 4, p.count == 4 + Int(p[3]) else { return refuse(.invalidParameters) }
             guard sets[p[0]] != nil else { return refuse(.unknownAdvertisingIdentifier) }
@@ -139,6 +153,8 @@ extension ScriptedHCIController {
             for h in handles {
                 guard let s = sets[h] else { return refuse(.unknownAdvertisingIdentifier) }
                 if refusesRedundantEnable && s.enabled == on { return refuse(.commandDisallowed) }
+                // §7.8.56: own address type random with no random address set
+                if on && s.ownRandom && s.randomAddress == nil { return refuse(.invalidParameters) }
             }
             for h in handles { sets[h]!.enabled = on }
         case .leRemoveAdvertisingSet:

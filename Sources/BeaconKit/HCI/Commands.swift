@@ -24,6 +24,14 @@ public struct LEReadNumberOfSupportedAdvertisingSets: HCICommand {
     public var parameters: [UInt8] { [] }
 }
 
+/// Own Address Type of the advertising parameters: the controller's public address, or the
+/// random address set with LE Set Random Address (legacy) or LE Set Advertising Set Random
+/// Address (a set): a static random address where the public one cannot be made usable.
+public enum OwnAddressType: UInt8, Sendable {
+    case `public` = 0x00
+    case random = 0x01
+}
+
 /// LE Set Advertising Parameters: min = max interval, ADV_NONCONN_IND, public address,
 /// all three channels, no filter — the study-guide setup.
 public struct LESetAdvertisingParameters: HCICommand {
@@ -33,19 +41,39 @@ public struct LESetAdvertisingParameters: HCICommand {
     public static let connectableUndirected: UInt8 = 0x00
     public var intervalUnits: UInt16
     public var connectable: Bool
-    public init(intervalMs: UInt16, connectable: Bool = false) {
+    public var ownAddress: OwnAddressType
+    public init(intervalMs: UInt16, connectable: Bool = false, ownAddress: OwnAddressType = .public) {
         intervalUnits = UInt16(truncatingIfNeeded: AdvertisingInterval.units(milliseconds: UInt32(intervalMs)))
         self.connectable = connectable
+        self.ownAddress = ownAddress
     }
     public var parameters: [UInt8] {
         le16(intervalUnits) + le16(intervalUnits) + [
             connectable ? Self.connectableUndirected : Self.nonConnectableUndirected,
-            0x00,                               // own address: public
+            ownAddress.rawValue,                // own address type
             0x00, 0, 0, 0, 0, 0, 0,             // peer address type and address: unused
             0x07,                               // channels 37, 38, 39
             0x00,                               // no filter
         ]
     }
+}
+
+/// LE Set Random Address: the address legacy advertising with own address type random sends
+/// from. Refused (Command Disallowed) while legacy advertising or scanning is on.
+public struct LESetRandomAddress: HCICommand {
+    public static let opcode = HCIOpcode.leSetRandomAddress
+    public var address: BluetoothAddress
+    public init(_ address: BluetoothAddress) { self.address = address }
+    public var parameters: [UInt8] { address.bytes }
+}
+
+/// LE Set Advertising Set Random Address: the random address one extended set sends from.
+public struct LESetAdvertisingSetRandomAddress: HCICommand {
+    public static let opcode = HCIOpcode.leSetAdvertisingSetRandomAddress
+    public var handle: UInt8
+    public var address: BluetoothAddress
+    public init(handle: UInt8, _ address: BluetoothAddress) { self.handle = handle; self.address = address }
+    public var parameters: [UInt8] { [handle] + address.bytes }
 }
 
 /// LE Set Advertising Data: a length byte, then 31 bytes zero-padded.
@@ -87,9 +115,12 @@ public struct LESetExtendedAdvertisingParameters: HCICommand {
     public var intervalUnits: UInt32
     public var txPower: Int8
     public var connectable: Bool
-    public init(handle: UInt8, intervalMs: UInt16, txPowerDbm: Int8?, connectable: Bool = false) {
+    public var ownAddress: OwnAddressType
+    public init(handle: UInt8, intervalMs: UInt16, txPowerDbm: Int8?, connectable: Bool = false,
+                ownAddress: OwnAddressType = .public) {
         self.handle = handle
         self.connectable = connectable
+        self.ownAddress = ownAddress
         intervalUnits = AdvertisingInterval.units(milliseconds: UInt32(intervalMs))
         txPower = txPowerDbm ?? Self.noTxPowerPreference
     }
@@ -97,7 +128,7 @@ public struct LESetExtendedAdvertisingParameters: HCICommand {
         [handle] + le16(connectable ? AdvertisingEventProperties.legacyConnectable : AdvertisingEventProperties.legacyNonConnectable)
             + le24(intervalUnits) + le24(intervalUnits)
             + [0x07,                            // channels 37, 38, 39
-               0x00,                            // own address: public
+               ownAddress.rawValue,             // own address type
                0x00, 0, 0, 0, 0, 0, 0,          // peer: unused
                0x00,                            // no filter
                UInt8(bitPattern: txPower),

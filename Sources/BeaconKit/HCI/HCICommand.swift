@@ -11,12 +11,14 @@ public struct HCIOpcode: RawRepresentable, Hashable, Sendable, CustomStringConve
     public static let readLocalVersion = HCIOpcode(ogf: 0x04, ocf: 0x0001)
     public static let leSetEventMask = HCIOpcode(ogf: 0x08, ocf: 0x0001)
     public static let leReadLocalFeatures = HCIOpcode(ogf: 0x08, ocf: 0x0003)
+    public static let leSetRandomAddress = HCIOpcode(ogf: 0x08, ocf: 0x0005)
     public static let leSetAdvertisingParameters = HCIOpcode(ogf: 0x08, ocf: 0x0006)
     public static let leSetAdvertisingData = HCIOpcode(ogf: 0x08, ocf: 0x0008)
     public static let leSetScanResponseData = HCIOpcode(ogf: 0x08, ocf: 0x0009)
     public static let leSetAdvertiseEnable = HCIOpcode(ogf: 0x08, ocf: 0x000a)
     public static let leSetScanParameters = HCIOpcode(ogf: 0x08, ocf: 0x000b)
     public static let leSetScanEnable = HCIOpcode(ogf: 0x08, ocf: 0x000c)
+    public static let leSetAdvertisingSetRandomAddress = HCIOpcode(ogf: 0x08, ocf: 0x0035)
     public static let leSetExtendedAdvertisingParameters = HCIOpcode(ogf: 0x08, ocf: 0x0036)
     public static let leSetExtendedAdvertisingData = HCIOpcode(ogf: 0x08, ocf: 0x0037)
     public static let leSetExtendedScanResponseData = HCIOpcode(ogf: 0x08, ocf: 0x0038)
@@ -34,12 +36,14 @@ public struct HCIOpcode: RawRepresentable, Hashable, Sendable, CustomStringConve
         readLocalVersion.rawValue: "Read Local Version Information",
         leSetEventMask.rawValue: "LE Set Event Mask",
         leReadLocalFeatures.rawValue: "LE Read Local Supported Features",
+        leSetRandomAddress.rawValue: "LE Set Random Address",
         leSetAdvertisingParameters.rawValue: "LE Set Advertising Parameters",
         leSetAdvertisingData.rawValue: "LE Set Advertising Data",
         leSetScanResponseData.rawValue: "LE Set Scan Response Data",
         leSetAdvertiseEnable.rawValue: "LE Set Advertise Enable",
         leSetScanParameters.rawValue: "LE Set Scan Parameters",
         leSetScanEnable.rawValue: "LE Set Scan Enable",
+        leSetAdvertisingSetRandomAddress.rawValue: "LE Set Advertising Set Random Address",
         leSetExtendedAdvertisingParameters.rawValue: "LE Set Extended Advertising Parameters",
         leSetExtendedAdvertisingData.rawValue: "LE Set Extended Advertising Data",
         leSetExtendedScanResponseData.rawValue: "LE Set Extended Scan Response Data",
