@@ -26,15 +26,18 @@ ARM64_PACKAGES=(
 arm64_log() { echo "arm64: $*" >&2; }
 arm64_die() { echo "arm64: error: $*" >&2; exit 1; }
 
-# arm64_step NAME CMD...: runs CMD and prints how long it took ("arm64: step NAME: 12 s")
-arm64_step() {
-  local name=$1 t0 rc=0
-  shift
+# timed_step LOG NAME CMD...: runs CMD and says through the function LOG how long it took
+# ("step NAME: 12 s", ", FAILED (rc)" added when it failed); returns CMD's status
+timed_step() {
+  local log=$1 name=$2 t0 rc=0
+  shift 2
   t0=$(date +%s)
   "$@" || rc=$?
-  arm64_log "step $name: $(( $(date +%s) - t0 )) s$([ "$rc" = 0 ] || echo ", FAILED ($rc)")"
+  "$log" "step $name: $(( $(date +%s) - t0 )) s$([ "$rc" = 0 ] || echo ", FAILED ($rc)")"
   return "$rc"
 }
+# arm64_step NAME CMD...: "arm64: step NAME: 12 s"
+arm64_step() { timed_step arm64_log "$@"; }
 
 # arm64_binfmt: aarch64 executables run here through qemu-user (binfmt_misc). bookworm's qemu-user
 # 7.2 deadlocks now and then in a child forked by a multithreaded program (swift-build's compiler

@@ -14,5 +14,10 @@ wait_active 120
 state ""
 say "heard=$($a/observe -i hci1 --hex "$(cat $a/on-air.hex)" --count 3 --timeout 30000 2>&1 | wc -l)"
 say "user=$(ps -o user= -C altbeacond | head -1)"
+# the host logs in over SSH (authorized_keys on the boot partition) and leaves this file
+i=0
+while [ $i -lt 240 ] && [ ! -e /run/abtest-ssh-done ]; do i=$((i + 1)); sleep 1; done
+say "sshlogin=$([ -e /run/abtest-ssh-done ] && echo yes || echo no) after=${i}s"
+say "net=$(networkctl --no-legend list 2>&1 | tr -s ' \n' ' ')"
 journal 10
 echo "ABTEST-DONE"
