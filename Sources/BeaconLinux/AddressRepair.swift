@@ -68,8 +68,17 @@ public final class AddressRepair {
 
     /// After a successful bring-up: true when `address` is a chip default shared by many boards
     /// and the board has its own to give (the caller takes the adapter down and calls `replace`).
+    /// An adapter that reports an address of its own (another controller became hciN, or someone
+    /// gave it one with btmgmt) is forgotten: it advertises from that address again.
     public func wantsToReplace(index: UInt16, _ address: BluetoothAddress) -> Bool {
-        guard BoardAddress.isChipDefault(address), !leftAlone.contains(index) else { return false }
+        guard BoardAddress.isChipDefault(address) else {
+            leftAlone.remove(index)
+            if staticRandom.removeValue(forKey: index) != nil {
+                log.notice("hci\(index) now reports \(address), an address of its own: advertising from it")
+            }
+            return false
+        }
+        guard !leftAlone.contains(index) else { return false }
         guard boardAddress(index, why: "hci\(index) reports \(address), a chip default address shared by many boards,") != nil else {
             leftAlone.insert(index)
             return false

@@ -41,6 +41,8 @@ public final class Advertiser {
     /// PDUs scheduled while each slot was enabled: what the TLM frame counts.
     public internal(set) var counter = AdvertisingCounter()
     var warnedTxPower = false
+    /// The static random address was refused once (said once).
+    var warnedRandomAddress = false
     /// Centrals connected to our advertising, by connection handle: their addresses.
     var links: [UInt16: (address: [UInt8], random: Bool)] = [:]
     /// The arm in progress only left out frames at the end: extended sets stay extended.

@@ -161,7 +161,7 @@ extension Advertiser {
         chain([
             run(LESetAdvertiseEnable(false), c, gen, tolerating: [.commandDisallowed]),
             // Allowed only while advertising is off, hence after the disable.
-            random.map { run(LESetRandomAddress($0), c, gen) } ?? { next in next(nil) },
+            random.map { setRandomAddress($0, c, gen) } ?? { next in next(nil) },
             setInterval(config, c, gen) { [unowned self] in
                 LESetAdvertisingParameters(intervalMs: $0, connectable: isConnectable(frame: 0), ownAddress: ownAddress)
             },
@@ -170,6 +170,23 @@ extension Advertiser {
             { [unowned self] next in legacyArmed = true; next(nil) },
             { [unowned self] next in run(LESetAdvertiseEnable(true), c, gen, tolerating: enableTolerance)(next) },
         ], done)
+    }
+
+    /// LE Set Random Address for legacy advertising. The controller also refuses it while it scans
+    /// or initiates (another program's scan, `altbeacond monitor` on the same adapter): the frames
+    /// then go out from the public address rather than not at all, said once; each arm asks again.
+    private func setRandomAddress(_ address: BluetoothAddress, _ c: HCICommandChannel, _ gen: Int) -> Step {
+        { [unowned self] next in
+            run(LESetRandomAddress(address), c, gen)({ [unowned self] f in
+                guard case .status(_, let st)? = f else { return next(f) }
+                ownAddress = .public
+                if !warnedRandomAddress {
+                    warnedRandomAddress = true
+                    log.warning("hci\(index) refused its static random address \(address) (\(st)): it is scanning or connecting for another program; advertising from its public address until it allows it")
+                }
+                next(nil)
+            })
+        }
     }
 
     private func armExtended(_ config: BeaconConfig, _ c: HCICommandChannel, _ plan: AirPlan, _ gen: Int, _ done: @escaping StepDone) {

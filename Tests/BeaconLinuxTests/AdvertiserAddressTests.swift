@@ -58,6 +58,24 @@ final class AdvertiserAddressTests: ScriptedTestCase {
         XCTAssertEqual(c.count(.leSetRandomAddress), 0, "sets carry their own address")
     }
 
+    func testARandomAddressRefusedWhileAnotherProgramScansLeavesTheFramesOnAirFromThePublicOne() throws {
+        let c = controller(legacy: true)
+        c.advertisingAddress = random
+        c.scanning = true
+        let a = advertiser(c)
+        XCTAssertNoThrow(try XCTUnwrap(arm(a, TestBeacons.config())).get(), dumpLog())
+        XCTAssertEqual(c.onAir, [TestBeacons.payload()])
+        XCTAssertFalse(c.legacyOwnRandom, "sent from the public address this time")
+        XCTAssertNoThrow(try XCTUnwrap(arm(a, TestBeacons.config(major: 5))).get(), dumpLog())
+        XCTAssertEqual(logLines.count("refused its static random address FC:C6:7E:34:4D:0D"), 1, "said once")
+        // The scan ends: the next arm sends from the random address again.
+        c.scanning = false
+        XCTAssertNoThrow(try XCTUnwrap(arm(a, TestBeacons.config(major: 6))).get(), dumpLog())
+        XCTAssertTrue(c.legacyOwnRandom)
+        XCTAssertEqual(c.legacyRandomAddress, random.bytes)
+        XCTAssertEqual(c.onAir, [TestBeacons.payload(major: 6)])
+    }
+
     func testWithoutARandomAddressNothingChanges() throws {
         let c = controller(legacy: true)
         let a = advertiser(c)

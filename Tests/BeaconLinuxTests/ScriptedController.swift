@@ -67,6 +67,8 @@ final class ScriptedHCIController: ControllerAccess {
     /// LE Set Random Address's address, and whether the legacy parameters send from it.
     var legacyRandomAddress: [UInt8]?
     var legacyOwnRandom = false
+    /// Another program scans with this controller (LE Set Random Address is then refused).
+    var scanning = false
     var legacyConnectable = false
     var legacyScanResponse: [UInt8] = []
     /// Links to centrals by handle, and the kernel disconnects asked for (addresses).

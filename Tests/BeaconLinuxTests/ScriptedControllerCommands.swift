@@ -64,9 +64,10 @@ extension ScriptedHCIController {
             if extended { f[1] |= 0x10 }
             return [0] + f
         case .leSetRandomAddress:
-            // Core v5.3 Vol 4 Part E §7.8.4: refused while legacy advertising is enabled.
+            // Core v5.3 Vol 4 Part E §7.8.4: refused while legacy advertising, scanning or
+            // initiating is enabled.
             guard p.count == 6 else { return refuse(.invalidParameters) }
-            if legacyEnabled { return refuse(.commandDisallowed) }
+            if legacyEnabled || scanning { return refuse(.commandDisallowed) }
             legacyRandomAddress = p
             return [0]
         case .leSetAdvertisingParameters, .leSetAdvertisingData, .leSetAdvertiseEnable, .leSetScanResponseData:

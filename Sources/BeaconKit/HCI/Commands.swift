@@ -32,8 +32,8 @@ public enum OwnAddressType: UInt8, Sendable {
     case random = 0x01
 }
 
-/// LE Set Advertising Parameters: min = max interval, ADV_NONCONN_IND, public address,
-/// all three channels, no filter — the study-guide setup.
+/// LE Set Advertising Parameters: min = max interval, ADV_NONCONN_IND, public address (or the
+/// random one), all three channels, no filter — the study-guide setup.
 public struct LESetAdvertisingParameters: HCICommand {
     public static let opcode = HCIOpcode.leSetAdvertisingParameters
     public static let nonConnectableUndirected: UInt8 = 0x03

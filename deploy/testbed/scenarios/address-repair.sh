@@ -65,9 +65,10 @@ tbd_wait_log "advertising from the static random address FC:C6:7E:34:4D:0D (from
   || { tbd_dump; tb_fail "the static random fallback not reported"; }
 tb_wait_heard "$TB_RIG_HEX" 10000 >/dev/null || { tbd_dump; tb_fail "beacon not heard after the refusal"; }
 # who sent it: every report of the beacon's data names the static random address
-senders=$(tb_observe --hex "$TB_RIG_HEX" --count 5 --timeout 5000 | awk 'NF >= 4 {print $2}' | sort | uniq -c | tr -s ' \n' ' ')
+heard=$(tb_observe --hex "$TB_RIG_HEX" --count 5 --timeout 5000 | awk 'NF >= 4 {print $2}')
+senders=$(echo "$heard" | sort | uniq -c | tr -s ' \n' ' ')
 tb_log "part 2: the beacon's reports came from: $senders"
-[ "$(tb_observe --hex "$TB_RIG_HEX" --count 5 --timeout 5000 | awk 'NF >= 4 {print $2}' | sort -u)" = "FC:C6:7E:34:4D:0D" ] \
+[ "$(echo "$heard" | sort -u)" = "FC:C6:7E:34:4D:0D" ] \
   || { tbd_dump; tb_fail "the beacon was not heard from FC:C6:7E:34:4D:0D only (heard from: $senders)"; }
 sleep 2
 tbd_alive
