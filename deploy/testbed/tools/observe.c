@@ -278,10 +278,18 @@ int main(int argc, char **argv) {
         use_legacy = strcmp(scan, "ext") != 0;
         use_ext = !strcmp(scan, "ext") || (!strcmp(scan, "auto") && has_ext);
         if (use_legacy) {
-            legacy_scan(0);
             // passive, interval = window = 10 ms, public address, accept all
             uint8_t p[7] = {(uint8_t)active, 0x10, 0x00, 0x10, 0x00, 0x00, 0x00};
-            st = le_cmd(0x000b, p, sizeof(p), NULL, 0);
+            // Another observer on this controller (a scenario's background one) may enable
+            // scanning again between our disable and the parameters, which are then refused
+            // with Command Disallowed: disable and ask again. (A Bluetooth 5 controller's 0x0c
+            // can also mean "legacy refused once extended was used": handled below.)
+            for (int i = 0; i < 20; i++) {
+                legacy_scan(0);
+                st = le_cmd(0x000b, p, sizeof(p), NULL, 0);
+                if (st != 0x0c || has_ext) break;
+                usleep(10000);
+            }
             if ((st == 0x0c || st == 0x01) && has_ext && strcmp(scan, "legacy")) {
                 fprintf(stderr, "observe: legacy scan refused (0x%02x), extended only\n", st);
                 use_legacy = 0;
@@ -292,10 +300,14 @@ int main(int argc, char **argv) {
             }
         }
         if (use_ext) {
-            ext_scan(0);
             // public address, accept all, 1M PHY: passive, interval 10 ms, window 10 ms
             uint8_t p[8] = {0x00, 0x00, 0x01, (uint8_t)active, 0x10, 0x00, 0x10, 0x00};
-            st = le_cmd(0x0041, p, sizeof(p), NULL, 0);
+            for (int i = 0; i < 20; i++) {  // as above: another observer's scan in between
+                ext_scan(0);
+                st = le_cmd(0x0041, p, sizeof(p), NULL, 0);
+                if (st != 0x0c) break;
+                usleep(10000);
+            }
             if (st != 0) {
                 fprintf(stderr, "observe: LE Set Extended Scan Parameters: status %d\n", st);
                 if (!use_legacy) return 2;
