@@ -156,8 +156,7 @@ extension Advertiser {
     }
 
     private func armLegacy(_ config: BeaconConfig, _ c: HCICommandChannel, _ plan: AirPlan, _ gen: Int, _ done: @escaping StepDone) {
-        let random = controller.advertisingAddress
-        ownAddress = random == nil ? .public : .random
+        let random = chooseOwnAddress()
         chain([
             run(LESetAdvertiseEnable(false), c, gen, tolerating: [.commandDisallowed]),
             // Allowed only while advertising is off, hence after the disable.
@@ -170,6 +169,13 @@ extension Advertiser {
             { [unowned self] next in legacyArmed = true; next(nil) },
             { [unowned self] next in run(LESetAdvertiseEnable(true), c, gen, tolerating: enableTolerance)(next) },
         ], done)
+    }
+
+    /// The static random address this arm sends from (nil: the public one), noted in `ownAddress`.
+    private func chooseOwnAddress() -> BluetoothAddress? {
+        let random = controller.advertisingAddress
+        ownAddress = random == nil ? .public : .random
+        return random
     }
 
     /// LE Set Random Address for legacy advertising. The controller also refuses it while it scans
@@ -193,8 +199,7 @@ extension Advertiser {
         let quiet: [HCIStatus] = [.commandDisallowed, .unknownAdvertisingIdentifier]
         let tx = config.bluetooth.txPowerDbm
         txPowerDbm = tx
-        let random = controller.advertisingAddress
-        ownAddress = random == nil ? .public : .random
+        let random = chooseOwnAddress()
         var steps: [Step] = [{ [unowned self] next in slotData = []; turn = 0; next(nil) }]
         for s in 0..<plan.slotCount {
             guard let h = plan.handle(ofSlot: s) else { continue }
