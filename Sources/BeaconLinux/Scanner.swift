@@ -50,6 +50,10 @@ public final class Scanner {
     public static let commandTimeoutMs: Int64 = 1000
     /// How long `stop` gives the controller to confirm scanning is off.
     public static let stopTimeoutMs: Int64 = 400
+    /// A sequence refused because another program's scan started in between is asked again this
+    /// many times, this far apart (about a fifth of a second in all).
+    static let busyRetries = 20
+    static let busyRetryMs: Int64 = 10
     /// Command Complete/Status, Hardware Error, LE Meta (advertising reports).
     static let events: [UInt8] = [0x0e, 0x0f, 0x10, 0x3e]
 
@@ -78,6 +82,7 @@ public final class Scanner {
     private var paused: ScanFamily?
     /// Bumped by `stop` and `close`: completions of an older sequence are dropped.
     private var generation = 0
+    private lazy var busyRetry = loop.makeTimer()
 
     /// A scanner on adapter `index` of the kernel (HCIDEVUP through `control`).
     /// `coalesceMs`: read the reports in batches this far apart (the monitor: fewer wakeups).
@@ -147,7 +152,9 @@ public final class Scanner {
             }
             let features = ControllerInfo.parseLEFeatures(rp) ?? 0
             let hasExtended = ControllerInfo(hciVersion: 0, manufacturer: 0, leFeatures: features).hasExtendedAdvertising
-            enable(.legacy, gen) { [weak self] f in
+            // Command Disallowed from a controller without extended commands is another
+            // program's scan starting in between (not the legacy/extended mixing rule): ask again.
+            enable(.legacy, gen, busyRetries: hasExtended ? 1 : Self.busyRetries) { [weak self] f in
                 guard let self else { return }
                 switch f {
                 case nil:
@@ -166,9 +173,10 @@ public final class Scanner {
 
     /// Disables scanning first (parameters cannot change while scanning; disabled already is no
     /// failure), sets the parameters (passive unless `active`), then enables scanning with duplicates reported.
-    /// A parameters command refused with Command Disallowed means someone enabled scanning
-    /// between our disable and it (an observer still stopping): disable and try once more.
-    private func enable(_ fam: ScanFamily, _ gen: Int, retried: Bool = false, _ done: @escaping StepDone) {
+    /// Parameters or enable refused with Command Disallowed means another program enabled scanning
+    /// between our commands (an observer starting or stopping): after `busyRetryMs`, the whole
+    /// sequence again, at most `busyRetries` more times.
+    private func enable(_ fam: ScanFamily, _ gen: Int, busyRetries: Int = Scanner.busyRetries, _ done: @escaping StepDone) {
         let off: any HCICommand, parameters: any HCICommand, on: any HCICommand
         switch fam {
         case .legacy:
@@ -180,20 +188,27 @@ public final class Scanner {
             parameters = LESetExtendedScanParameters(active: active)
             on = LESetExtendedScanEnable(true, filterDuplicates: false)
         }
+        let again: (HCICommandFailure?) -> Bool = { [weak self] f in
+            guard let self, case .status(let op, .commandDisallowed)? = f, busyRetries > 0 else { return false }
+            log.debug("\(op) refused while another scan changes; trying again (\(busyRetries) left)")
+            busyRetry.schedule(afterMs: Self.busyRetryMs) { [weak self] in
+                guard let self, gen == generation else { return }
+                enable(fam, gen, busyRetries: busyRetries - 1, done)
+            }
+            return true
+        }
         run(off, gen, tolerating: [.commandDisallowed]) { [weak self] f in
             guard let self else { return }
             if let f { return done(f) }
             run(parameters, gen) { [weak self] f in
                 guard let self else { return }
-                if case .status(_, .commandDisallowed)? = f, !retried {
-                    log.debug("scan parameters refused while scanning; disabling again")
-                    return enable(fam, gen, retried: true, done)
-                }
+                if again(f) { return }
                 if let f { return done(f) }
                 enabling = fam
                 run(on, gen) { [weak self] f in
                     guard let self else { return }
                     enabling = nil
+                    if again(f) { return }
                     if f == nil { family = fam }
                     done(f)
                 }
@@ -206,6 +221,7 @@ public final class Scanner {
     /// runs once, on a later loop turn: nil when scanning is off (or never was on), else why not.
     public func stop(timeoutMs: Int64 = Scanner.stopTimeoutMs, _ done: @escaping StepDone) {
         generation += 1
+        busyRetry.cancel()
         let gen = generation
         let target = family ?? enabling
         family = nil
@@ -240,6 +256,7 @@ public final class Scanner {
 
     public func close() {
         generation += 1
+        busyRetry.cancel()
         paused = nil
         family = nil
         enabling = nil

@@ -17,6 +17,10 @@ private final class ScriptedScanController: HCITransport, ControllerAccess {
     var silent: Set<HCIOpcode> = []
     var silentFrom = Int.max
     var powerError: Errno?
+    /// Command Disallowed to this many more parameters commands / enables (another program's
+    /// scan starting in between), then the status set as usual.
+    var busyParameters = 0
+    var busyEnables = 0
     var sent: [HCIOpcode] = []
     /// The parameters each opcode was last sent with.
     var parameters: [HCIOpcode: [UInt8]] = [:]
@@ -32,6 +36,13 @@ private final class ScriptedScanController: HCITransport, ControllerAccess {
         parameters[op] = Array(packet.dropFirst(4))
         if silent.contains(op) || sent.count > silentFrom { return }
         var rp: [UInt8] = [statuses[op]?.rawValue ?? 0]
+        if op == .leSetScanParameters || op == .leSetExtendedScanParameters, busyParameters > 0 {
+            busyParameters -= 1
+            rp = [HCIStatus.commandDisallowed.rawValue]
+        } else if op == .leSetScanEnable || op == .leSetExtendedScanEnable, packet.count > 4, packet[4] == 1, busyEnables > 0 {
+            busyEnables -= 1
+            rp = [HCIStatus.commandDisallowed.rawValue]
+        }
         if op == .leReadLocalFeatures { rp += [0, extendedFeature ? 0x10 : 0, 0, 0, 0, 0, 0, 0] }
         deliver([0x0e, UInt8(3 + rp.count), 1, UInt8(op.rawValue & 0xff), UInt8(op.rawValue >> 8)] + rp)
     }
@@ -117,7 +128,49 @@ final class ScannerTests: XCTestCase {
         // The first disable is tolerated; the enable itself refused falls back to extended, whose
         // enable is refused too: the start fails with that refusal.
         XCTAssertEqual(start(s), ScanFailure.command(.status(.leSetExtendedScanEnable, .commandDisallowed)))
-        XCTAssertEqual(controller.sent.filter { $0 == .leSetExtendedScanParameters }.count, 1)
+        // Each family asked again busyRetries times (a scan of another program's in between, as far as it can tell).
+        XCTAssertEqual(controller.sent.filter { $0 == .leSetScanParameters }.count, Scanner.busyRetries + 1)
+        XCTAssertEqual(controller.sent.filter { $0 == .leSetExtendedScanParameters }.count, Scanner.busyRetries + 1)
+    }
+
+    /// Another observer on the adapter enabling scanning between our disable and our parameters
+    /// or enable (the aarch64 testbed's frames-rotation failure): the legacy sequence again, not
+    /// extended commands a controller without them does not know.
+    func testAnotherScanInBetweenIsWaitedOutInTheLegacyFamily() {
+        controller.busyParameters = 3
+        controller.busyEnables = 2
+        let s = makeScanner()
+        XCTAssertNil(start(s))
+        XCTAssertEqual(s.family, ScanFamily.legacy)
+        XCTAssertFalse(controller.sent.contains(.leSetExtendedScanParameters))
+        XCTAssertEqual(controller.sent.filter { $0 == .leSetScanParameters }.count, 3 + 2 + 1)
+        XCTAssertEqual(controller.parameters[.leSetScanEnable]?.first, 0x01)
+    }
+
+    /// A Bluetooth 5 controller refusing legacy commands is the mixing rule, not a passing scan:
+    /// one more try, then extended commands, without waiting out twenty.
+    func testExtendedControllerRefusingLegacyGoesExtendedAfterOneRetry() {
+        controller.extendedFeature = true
+        controller.statuses[.leSetScanParameters] = .commandDisallowed
+        let s = makeScanner()
+        XCTAssertNil(start(s))
+        XCTAssertEqual(s.family, ScanFamily.extended)
+        XCTAssertEqual(controller.sent.filter { $0 == .leSetScanParameters }.count, 2)
+    }
+
+    /// A stop while a retry waits: nothing more is sent, and start reports nothing.
+    func testStopDuringABusyRetrySendsNothingMore() {
+        controller.busyParameters = 100
+        let s = makeScanner()
+        var result: ScanFailure?? = nil
+        s.start { result = .some($0) }
+        for _ in 0..<8 { loop.runOnce() }
+        XCTAssertNil(stop(s))
+        let sent = controller.sent.count
+        loop.runOnce(maxWaitMs: 50)
+        settle()
+        XCTAssertEqual(controller.sent.count, sent)
+        XCTAssertNil(result)
     }
 
     func testCommandDisallowedFallsBackToExtended() {
