@@ -34,6 +34,8 @@ final class Daemon {
 
     init(configPath: String, config: BeaconConfig, control: HCIControlSocket, monitor: HCIMonitorSocket,
          signals: SignalDescriptor) {
+        // The closures below name `self.control` and `self.monitor`: the parameters are the first
+        // descriptors only, and a broken one is replaced (Descriptors.swift).
         self.configPath = configPath
         self.control = control
         self.monitor = monitor
@@ -54,13 +56,13 @@ final class Daemon {
         loop.onPollError = { [unowned self] e in log.error("poll() failed: \(e); dropping broken descriptors and going on") }
         sessions.outputs.append(SystemdStatusOutput(notifier: notifier))
         sessions.prepareAdvertiser = { [unowned self] a in
-            a.afterBringUp = { [unowned self] in _ = try? monitor.readPackets() }
+            a.afterBringUp = { [unowned self] in _ = try? self.monitor.readPackets() }
             a.telemetry = { [telemetry] count in telemetry.read(advertisingCount: count) }
         }
         sessions.onRestartRequested = { [unowned self] in restartNow() }
         sessions.onAdapterChanged = { [unowned self] _ in retargetMonitor() }
         sessions.gatt = GATTIdentityService(loop: loop, log: log, bluetoothd: BlueZGATTApplication(loop: loop, log: log)) { [unowned self] index in
-            control.deviceAddress(index: index)
+            self.control.deviceAddress(index: index)
         }
     }
 
