@@ -170,7 +170,7 @@ final class ScannerTests: XCTestCase {
         loop.runOnce(maxWaitMs: 50)
         settle()
         XCTAssertEqual(controller.sent.count, sent)
-        XCTAssertNil(result)
+        XCTAssertTrue(result == nil, "start reported after a stop")
     }
 
     func testCommandDisallowedFallsBackToExtended() {
