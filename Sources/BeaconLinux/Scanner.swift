@@ -159,8 +159,8 @@ public final class Scanner {
                 switch f {
                 case nil:
                     return done(nil)
-                case .status(_, let st)? where st == .commandDisallowed || (hasExtended && st == .unknownCommand):
-                    log.info("legacy scan commands refused (\(st)); using extended scan commands")
+                case .status(let op, let st)? where st == .commandDisallowed || (hasExtended && st == .unknownCommand):
+                    log.info("legacy scan commands refused (\(op): \(st)); using extended scan commands")
                 case let f? where hasExtended:
                     log.info("legacy scanning failed (\(f)); trying extended scan commands")
                 case let f?:
