@@ -77,8 +77,8 @@ tbd_wait_frames() {
   shift
   t0=$(tb_now_ms)
   : >"$TBD_FRAMES"
-  tb_observe --timeout "$timeout" >"$TBD_FRAMES" 2>/dev/null &
-  pid=$!
+  tb_observe_bg "$TBD_FRAMES" --timeout "$timeout"
+  pid=$TB_OBSERVE_PID
   while :; do
     missing=()
     for p in "$@"; do

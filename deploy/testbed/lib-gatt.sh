@@ -61,8 +61,9 @@ tbg_hold_scenario() {
   if [ "$flavour" = le ]; then mode="legacy, 2 frames in turn"; else mode="extended, sets"; fi
   grep -q "$mode" /tmp/altbeacond.log || { tbd_dump; tb_fail "not on air as '$mode'"; }
   tbd_wait_frames 10000 "$TB_RIG_HEX" "$TBG_ADV" >/dev/null || { tbd_dump; tb_fail "AltBeacon and the identity not both heard"; }
-  tb_observe >/tmp/during.log 2>/dev/null &
-  obs=$!
+  : >/tmp/during.log
+  tb_observe_bg /tmp/during.log
+  obs=$TB_OBSERVE_PID
   addr=$(tbg_addr)
   # gatttool's interactive mode connects and holds the link until its input ends. Not under
   # timeout(1), which passes a child's fatal signal on to its process group.

@@ -104,6 +104,29 @@ tb_wait_hci() {
 # --count, --timeout, --absent-for, --poll, --scan, --no-setup, --quiet); streams
 # "<ms> <addr> <rssi> <hex>" lines. One observer at a time: each one re-arms hci1's scanning.
 tb_observe() { "$TB_TOOLS/observe" -i "${TB_OBSERVER:-hci1}" "$@"; }
+# tb_observe_bg OUT ARGS...: the observer in the background, its stdout appended to OUT, its pid
+# in TB_OBSERVE_PID (call it directly, not in $(...)). Not `tb_observe ... &`: $! would then be
+# the subshell running the function, and killing that leaves the observer itself scanning,
+# re-arming hci1 every 100 ms, until its --timeout (or for ever) beside every later observer.
+tb_observe_bg() {
+  local out=$1
+  shift
+  "$TB_TOOLS/observe" -i "${TB_OBSERVER:-hci1}" "$@" >>"$out" 2>/dev/null &
+  TB_OBSERVE_PID=$!
+}
+# tb_rearmed CMD...: runs CMD (an `altbeacond scan`) with an observer beside it re-arming hci1's
+# scanning every 100 ms: btvirt reports an advertiser to a scan only when scanning is enabled, so
+# CMD's own scan hears every frame in turn, not one report each. CMD's status. (CMD's scan start
+# then meets another program's scan, as it may on a real adapter.)
+tb_rearmed() {
+  local rc=0 pid
+  tb_observe_bg /dev/null --timeout 600000
+  pid=$TB_OBSERVE_PID
+  "$@" || rc=$?
+  kill "$pid" 2>/dev/null
+  wait "$pid" 2>/dev/null
+  return $rc
+}
 # tb_wait_heard HEX TIMEOUT_MS [START_MS]: waits until advertising data HEX is heard on hci1
 # (rides out hci1 vanishing, e.g. across tb_fault_remove/return); prints the ms elapsed since
 # START_MS, or the monotonic ms when heard if no START_MS; status 1 on timeout

@@ -59,8 +59,8 @@ tbs_name() {
 # (emptied first) until tbs_watch_stop (or 150 s); sets TBS_WATCH_PID. Call it directly.
 tbs_watch_start() {
   : >"$TBS_WATCH"
-  tb_observe --timeout 150000 >>"$TBS_WATCH" 2>/dev/null &
-  TBS_WATCH_PID=$!
+  tb_observe_bg "$TBS_WATCH" --timeout 150000
+  TBS_WATCH_PID=$TB_OBSERVE_PID
 }
 # tbs_watch_stop: ends the background observer
 tbs_watch_stop() {

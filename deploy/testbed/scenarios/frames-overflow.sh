@@ -28,7 +28,7 @@ heard=$(grep -ao ' 02010614ff4c0001[0-9a-f]*$' "$TBD_FRAMES" | sort -u | tr -d '
 n=$(grep -ac " $overflow\$" "$TBD_FRAMES")
 tb_log "heard the Overflow Area frame $n times (byte-exact), with AltBeacon and iBeacon, within ${first} ms"
 # altbeacond scan on hci1: the frame as the reference app's detector reads it
-"$ALTBEACOND_BIN" scan --adapter hci1 --json --timeout 5 >/tmp/scan.json 2>/tmp/scan.err || { cat /tmp/scan.err; tb_fail "scan failed"; }
+tb_rearmed "$ALTBEACOND_BIN" scan --adapter hci1 --json --timeout 5 >/tmp/scan.json 2>/tmp/scan.err || { cat /tmp/scan.err; tb_fail "scan failed"; }
 grep -q '"type":"overflow-area","matching_byte":170,"major":7,"minor":2,' /tmp/scan.json \
   || { cat /tmp/scan.json /tmp/scan.err; tb_fail "scan did not list the overflow-area frame with major 7, minor 2, matching byte 170"; }
 grep '"type":"overflow-area"' /tmp/scan.json | grep -q '"position":0,' || { cat /tmp/scan.json; tb_fail "scan did not find position 0"; }
@@ -37,7 +37,7 @@ grep -q '"type":"ibeacon","uuid":"2f234454-cf6d-4a0f-adf2-f4911ba9ffa6","major":
 grep '"type":"overflow-area"' /tmp/scan.json | grep -qv '"matching_byte":170,"major":7,"minor":2,' \
   && { cat /tmp/scan.json; tb_fail "scan listed an overflow-area frame with other numbers"; }
 # The plain-line form names it too.
-"$ALTBEACOND_BIN" scan --adapter hci1 --timeout 3 >/tmp/scan.txt 2>/tmp/scan.err || { cat /tmp/scan.err; tb_fail "scan (lines) failed"; }
+tb_rearmed "$ALTBEACOND_BIN" scan --adapter hci1 --timeout 3 >/tmp/scan.txt 2>/tmp/scan.err || { cat /tmp/scan.err; tb_fail "scan (lines) failed"; }
 grep -q '^new 0xaa major=7 minor=2 .*position=0 .*type=overflow-area$' /tmp/scan.txt || { cat /tmp/scan.txt; tb_fail "scan's plain line for the overflow-area frame"; }
 tb_log "scan: $(grep -o '"type":"[a-z-]*"' /tmp/scan.json | sort | uniq -c | tr -s ' ' | tr '\n' ' ')"
 # an edit of the matching byte (renamed into place, as editors save)

@@ -28,7 +28,7 @@ back=$(tbd_wait_frames 15000 "${TBF_ALL[@]}") || { tbd_dump; tb_fail "not every 
 sed -i 's/^major = 7$/major = 8/' "$TBD_CONFIG"
 edit=$(tbd_wait_frames 10000 "$TBF_IBEACON8" "$TB_RIG_HEX" "$TBF_UID") || { tbd_dump; tb_fail "edited iBeacon not heard"; }
 # altbeacond scan on hci1 recognises every frame type
-"$ALTBEACOND_BIN" scan --adapter hci1 --json --timeout 5 >/tmp/scan.json 2>/tmp/scan.err || { cat /tmp/scan.err; tb_fail "scan failed"; }
+tb_rearmed "$ALTBEACOND_BIN" scan --adapter hci1 --json --timeout 5 >/tmp/scan.json 2>/tmp/scan.err || { cat /tmp/scan.err; tb_fail "scan failed"; }
 for t in altbeacon ibeacon eddystone-uid eddystone-url eddystone-tlm; do
   grep -q "\"type\":\"$t\"" /tmp/scan.json || { cat /tmp/scan.json /tmp/scan.err; tb_fail "scan did not list a $t frame"; }
 done
