@@ -9,7 +9,8 @@
 // the observer re-arms scanning every --poll MS (100): each cycle reports what is on air *now*,
 // which makes "heard within" and "silent for" measurable with poll-interval resolution.
 // Both scan families are cycled when the controller has LE extended advertising: legacy scans
-// only report legacy advertising, extended scans only extended sets (emulator behaviour). A
+// only report legacy advertising, extended scans only extended sets (emulator behaviour); the
+// extended scan then stays enabled between cycles (5.82's emulator sends sets periodically). A
 // controller refusing legacy scan commands (0x0C, 0x01) is scanned with extended commands only.
 // Caveat (emulator): a legacy scan reports an advertiser's *legacy* data even when it advertises
 // with extended commands; stale legacy data can then show up.
@@ -338,10 +339,17 @@ int main(int argc, char **argv) {
         if (absent >= 0 && (loop_deadline == 0 || last_match + absent < loop_deadline))
             loop_deadline = last_match + absent;
         if (setup && t >= next_cycle && (pollms > 0 || !armed)) {
-            // one cycle: each family enabled (reports follow its Command Complete), then disabled
+            // one cycle: each family enabled (reports follow its Command Complete), then disabled;
+            // the extended scan stays enabled until the next cycle: BlueZ 5.82's emulator reports
+            // no set at extended scan enable but sends each enabled set every interval to the
+            // scanners enabled at that moment (5.66 reports at enable). Legacy enable needs it off.
             int gone = 0;
-            if (use_legacy) gone |= cycle(0, pollms > 0) == -2;
-            if (use_ext && !done) gone |= cycle(1, pollms > 0) == -2;
+            if (use_legacy && scanning_ext) {
+                gone |= ext_scan(0) == -2;
+                scanning_ext = 0;  // 0x0C: disabled behind our back
+            }
+            if (use_legacy && !gone) gone |= cycle(0, pollms > 0) == -2;
+            if (use_ext && !done && !gone) gone |= cycle(1, 0) == -2;
             armed = 1;
             if (gone) { fprintf(stderr, "observe: %s is gone\n", dev); rc = 2; break; }
             next_cycle += pollms;
