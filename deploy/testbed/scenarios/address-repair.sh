@@ -11,9 +11,6 @@
 #    00000000a1b2c3d4, the value BoardAddressTests pins), never from the shared default.
 # The success path (an address set, the kernel re-running the setup) needs a driver with
 # set_bdaddr (hci_bcm on a Pi): not reachable with hci_vhci.
-# arch: amd64
-# (On the aarch64 testbed, trixie's btvirt started under the shim brought up no hci1 within 10 s:
-# not yet understood, so this scenario runs on x86_64 only for now.)
 . "$TB_REPO/deploy/testbed/daemon-lib.sh"
 
 shim=/tmp/vhciaddr.so
@@ -31,7 +28,8 @@ start_btvirt() {
 
 tb_btvirt_stop
 start_btvirt extconfig
-btmgmt --index 0 config 2>&1 | sed 's/^/# btmgmt: /'
+# for the log only; trixie's btmgmt was seen not to return here (a 360 s scenario timeout)
+timeout 10 btmgmt --index 0 config </dev/null 2>&1 | sed 's/^/# btmgmt: /'
 hciconfig hci0 up 2>&1 | grep -q "not supported" || tb_fail "hci0 is not unconfigured (HCIDEVUP did not fail with EOPNOTSUPP)"
 [ ! -e /proc/device-tree/serial-number ] || tb_fail "this guest has a board serial: part 1 needs none"
 

@@ -8,7 +8,9 @@
 //              set_bdaddr, and HCI_QUIRK_INVALID_BDADDR cannot be set from user space.)
 //   aaaa       the controller answers Read BD ADDR with AA:AA:AA:AA:AA:AA, BCM43430A1's chip
 //              default (a configured controller with an address many boards share).
-// btvirt writes events with writev() (BlueZ's io_send) and the create request with write().
+// btvirt writes events with writev() (BlueZ's io_send) and the create request with write(), and
+// reads the create response with read(): BlueZ 5.82 checks that its opcode is the one it sent, so
+// the 0x40 bit added to the request is taken off the response again.
 // Build: gcc -shared -fPIC -O2 -Wall -Wextra -o vhciaddr.so vhciaddr.c -ldl
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -22,6 +24,7 @@
 #define MAX_FDS 1024
 static char vhci[MAX_FDS];   // 1: the first /dev/vhci fd (hci0, altered); 2: a later one
 static int opened;
+static int create_response_due;   // the next read on the altered fd is the create response
 static char mode[16];
 
 static void read_mode(void) {
@@ -55,6 +58,7 @@ ssize_t write(int fd, const void *buf, size_t n) {
     if (fd >= 0 && fd < MAX_FDS && vhci[fd] == 1 && n == 2 && ((const unsigned char *)buf)[0] == 0xff
         && strcmp(mode, "extconfig") == 0) {
         unsigned char req[2] = {0xff, (unsigned char)(((const unsigned char *)buf)[1] | 0x40)};
+        create_response_due = 1;
         return real(fd, req, 2);
     }
     return real(fd, buf, n);
@@ -78,4 +82,16 @@ ssize_t writev(int fd, const struct iovec *iov, int cnt) {
         return real(fd, &one, 1);
     }
     return real(fd, iov, cnt);
+}
+
+ssize_t read(int fd, void *buf, size_t n) {
+    static ssize_t (*real)(int, void *, size_t);
+    if (!real) real = dlsym(RTLD_NEXT, "read");
+    ssize_t r = real(fd, buf, n);
+    if (create_response_due && fd >= 0 && fd < MAX_FDS && vhci[fd] == 1 && r >= 2) {
+        unsigned char *p = buf;
+        if (p[0] == 0xff) p[1] &= (unsigned char)~0x40;   // ff <opcode> <index>: as btvirt asked
+        create_response_due = 0;
+    }
+    return r;
 }
