@@ -1,10 +1,5 @@
 # flavour: bt5
 # timeout: 240
-# arch: amd64
-# (x86_64 only: the aarch64 testbed's userland is trixie's BlueZ 5.82, whose btvirt reports an
-# extended advertising set to a scanner only at the moment the set is enabled, so sets that stay
-# on air cannot be heard there; bookworm's 5.66 reports them on every scan. The daemon's commands
-# all succeed there too, as btmon shows.)
 # SPEC §3: on a Bluetooth 5 controller with LE extended advertising, one advertising set per
 # frame, all on air at once (btvirt has 3 sets: AltBeacon, iBeacon and Eddystone-URL each get
 # one); another process overwriting one set is repaired; a reset re-arms every set. With all 5

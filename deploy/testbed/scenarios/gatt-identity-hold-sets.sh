@@ -1,6 +1,8 @@
 # flavour: bt5
 # timeout: 300
 # arch: amd64
+# (x86_64 only: on the aarch64 testbed it ran into its 300 s limit with no output, even after
+# observe kept its extended scan enabled; not yet understood)
 # SPEC §3: gatt-identity-hold on a Bluetooth 5 controller: the identity has an extended set of
 # its own (legacy ADV_IND PDUs) beside the AltBeacon frame's set; the controller ends only the
 # identity's set at the connection, the AltBeacon set never stops. A central on hci2 holds the

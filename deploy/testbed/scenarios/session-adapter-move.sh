@@ -1,6 +1,4 @@
 # flavour: bt5
-# arch: amd64
-# (x86_64 only, as frames-sets: trixie's btvirt reports a set to a scanner only when it is enabled)
 # session-adapter-move: the beacon moves to another controller by an edit of bluetooth.adapter.
 # Three frames (AltBeacon, iBeacon, Eddystone-URL) on three extended sets on hci0; the edit says
 # hci2 (a third controller: btvirt restarted with -l3, tbs_btvirt3). Then all three frames must be

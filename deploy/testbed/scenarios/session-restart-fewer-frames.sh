@@ -1,6 +1,4 @@
 # flavour: bt5
-# arch: amd64
-# (x86_64 only, as frames-sets: trixie's btvirt reports a set to a scanner only when it is enabled)
 # session-restart-fewer-frames: a daemon killed with SIGKILL leaves its advertising sets on air in
 # the controller; the next daemon, started on a config with fewer frames, must not leave the stale
 # sets there. Three frames on three extended sets on hci0; kill -9 (all three still heard: the
