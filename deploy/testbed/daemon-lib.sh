@@ -76,7 +76,6 @@ tbd_wait_frames() {
   local timeout=$1 t0 pid p missing=()
   shift
   t0=$(tb_now_ms)
-  : >"$TBD_FRAMES"
   tb_observe_bg "$TBD_FRAMES" --timeout "$timeout"
   pid=$TB_OBSERVE_PID
   while :; do

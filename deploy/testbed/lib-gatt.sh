@@ -61,7 +61,6 @@ tbg_hold_scenario() {
   if [ "$flavour" = le ]; then mode="legacy, 2 frames in turn"; else mode="extended, sets"; fi
   grep -q "$mode" /tmp/altbeacond.log || { tbd_dump; tb_fail "not on air as '$mode'"; }
   tbd_wait_frames 10000 "$TB_RIG_HEX" "$TBG_ADV" >/dev/null || { tbd_dump; tb_fail "AltBeacon and the identity not both heard"; }
-  : >/tmp/during.log
   tb_observe_bg /tmp/during.log
   obs=$TB_OBSERVE_PID
   addr=$(tbg_addr)

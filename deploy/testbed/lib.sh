@@ -104,13 +104,14 @@ tb_wait_hci() {
 # --count, --timeout, --absent-for, --poll, --scan, --no-setup, --quiet); streams
 # "<ms> <addr> <rssi> <hex>" lines. One observer at a time: each one re-arms hci1's scanning.
 tb_observe() { "$TB_TOOLS/observe" -i "${TB_OBSERVER:-hci1}" "$@"; }
-# tb_observe_bg OUT ARGS...: the observer in the background, its stdout appended to OUT, its pid
+# tb_observe_bg OUT ARGS...: the observer in the background, its stdout in OUT (emptied first), its pid
 # in TB_OBSERVE_PID (call it directly, not in $(...)). Not `tb_observe ... &`: $! would then be
 # the subshell running the function, and killing that leaves the observer itself scanning,
 # re-arming hci1 every 100 ms, until its --timeout (or for ever) beside every later observer.
 tb_observe_bg() {
   local out=$1
   shift
+  : >"$out"   # here, not in the background: the caller may read OUT at once
   "$TB_TOOLS/observe" -i "${TB_OBSERVER:-hci1}" "$@" >>"$out" 2>/dev/null &
   TB_OBSERVE_PID=$!
 }

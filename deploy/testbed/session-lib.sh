@@ -58,7 +58,6 @@ tbs_name() {
 # tbs_watch_start: streams every report hci1 hears ("<ms> <addr> <rssi> <hex>") into $TBS_WATCH
 # (emptied first) until tbs_watch_stop (or 150 s); sets TBS_WATCH_PID. Call it directly.
 tbs_watch_start() {
-  : >"$TBS_WATCH"
   tb_observe_bg "$TBS_WATCH" --timeout 150000
   TBS_WATCH_PID=$TB_OBSERVE_PID
 }

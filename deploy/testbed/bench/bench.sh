@@ -51,7 +51,6 @@ clean_controller() {
 # btvirt reports an advertiser to a running scan the moment it enables advertising, so the stamp
 # is when the beacon went on air, not when a fresh observer got round to scanning.
 observer_bg() {
-  : >/tmp/obs.out
   tb_observe_bg /tmp/obs.out --until-hex "$1" --timeout "${2:-15000}" --quiet
   OBS_PID=$TB_OBSERVE_PID
   _tb_sleep 0.5   # let it enable scanning

@@ -64,7 +64,6 @@ wait_count "$BY_BLUEZ" 0 15 || { tbd_dump; tb_fail "the identity was not registe
 
 # 1. Through bluetoothd, while the AltBeacon frame is heard.
 database_of bluetoothd
-: >/tmp/during.log
 tb_observe_bg /tmp/during.log
 obs=$TB_OBSERVE_PID
 gone0=$(count "central disconnected")

@@ -22,7 +22,6 @@ TB_OBSERVER=hci1 "$TB_TOOLS/observe" -i hci1 --active --until-hex "$TBG_RSP" --t
   || { tbd_dump; tb_fail "the scan response was not heard by an active scan"; }
 grep -q "served by altbeacond's own ATT server" /tmp/altbeacond.log || { tbd_dump; tb_fail "the log does not say who serves the identity"; }
 # Listen for the AltBeacon frame all through the reads.
-: >/tmp/during.log
 tb_observe_bg /tmp/during.log
 obs=$TB_OBSERVE_PID
 t0=$(tb_now_ms)
