@@ -171,6 +171,31 @@ final class AdapterSessionFaultTests: ScriptedTestCase {
         XCTAssertLessThanOrEqual(worst.ms, 2200, "after a hang of \(worst.hangMs) ms")
     }
 
+    /// SPEC §5: SIGTERM within 0.5 s while the controller hangs. A controller known hung is not
+    /// waited for (the stop deadline would be spent for nothing); one that answers is.
+    func testRetireDoesNotWaitForAControllerKnownHung() {
+        let c = controller(legacy: true)
+        let p = started(c, TestBeacons.config(nil))
+        c.hang()
+        XCTAssertTrue(loop.run(atMostMs: 15_000) { p.phase == .fault(.hung) }, dumpLog())
+        let start = loop.now
+        var retired: [Int64] = []
+        p.session.retire(commandTimeoutMs: 200, deadlineMs: 200) { [unowned self] _ in retired.append(loop.now - start) }
+        loop.run(forMs: 500)
+        XCTAssertEqual(retired, [0], dumpLog())
+        XCTAssertTrue(dumpLog().contains("not waiting for it"), dumpLog())
+    }
+
+    func testRetireWaitsForAControllerThatAnswers() {
+        let c = controller(legacy: true)
+        let p = started(c, TestBeacons.config(nil))
+        var confirmed: [Bool] = []
+        p.session.retire(commandTimeoutMs: 200, deadlineMs: 200) { confirmed.append($0) }
+        loop.run(forMs: 500)
+        XCTAssertEqual(confirmed, [true], dumpLog())
+        XCTAssertFalse(c.legacyEnabled, "still advertising after the stop")
+    }
+
     func testHardwareErrorIsRearmed() {
         let c = controller(legacy: true)
         let config = TestBeacons.config()

@@ -80,9 +80,13 @@ public final class AdapterSession {
     public func retire(commandTimeoutMs: Int64, deadlineMs: Int64, _ done: @escaping (_ confirmed: Bool) -> Void) {
         guard !isRetired else { return loop.post { done(true) } }
         isRetired = true
+        // A controller known not to answer will not answer these either: send them (the kernel
+        // may still deliver them if it wakes) but do not wait, so SIGTERM stays within 0.5 s.
+        let hung = policy.phase == .fault(.hung)
         handle(.stop)
         for t in timers.values { t.cancel() }
-        advertiser.takeDown(commandTimeoutMs: commandTimeoutMs, deadlineMs: deadlineMs,
+        if hung { log.warning("\(adapter): controller not answering; not waiting for it to take advertising off") }
+        advertiser.takeDown(commandTimeoutMs: commandTimeoutMs, deadlineMs: hung ? 0 : deadlineMs,
                             disconnecting: Array(policy.connections.keys), done)
     }
 

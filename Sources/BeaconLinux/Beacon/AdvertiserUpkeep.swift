@@ -99,7 +99,7 @@ extension Advertiser {
             guard let self, !finished else { return }
             finished = true
             overall.cancel()
-            if !confirmed { log.warning("hci\(index): the controller did not confirm advertising off within \(deadlineMs) ms") }
+            if !confirmed && deadlineMs > 0 { log.warning("hci\(index): the controller did not confirm advertising off within \(deadlineMs) ms") }
             close()
             done(confirmed)
         }
