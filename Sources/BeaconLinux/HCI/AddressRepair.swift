@@ -13,6 +13,7 @@ import Glibc
 /// One per daemon: what it logged is remembered per adapter, so a retry every few seconds does not
 /// repeat a line.
 public final class AddressRepair {
+    private let loop: EventLoop
     private let log: Logger
     private let mgmt: ManagementSocket
     private let serialPath: String
@@ -29,6 +30,7 @@ public final class AddressRepair {
     /// board whose serial lives elsewhere).
     public init(loop: EventLoop, log: Logger,
                 serialPath: String = environment("ALTBEACOND_BOARD_SERIAL") ?? "/proc/device-tree/serial-number") {
+        self.loop = loop
         self.log = log
         self.serialPath = serialPath
         mgmt = ManagementSocket(loop: loop)
@@ -36,7 +38,8 @@ public final class AddressRepair {
 
     /// HCIDEVUP failed with EOPNOTSUPP: the kernel holds adapter `index` unconfigured. `done(true)`
     /// once it is configured (bring it up again); `done(false)` when it cannot be, the reason
-    /// logged (once while it stays the same).
+    /// logged (once while it stays the same). Like every `done` here, on a later loop turn: each
+    /// answer comes from a management command (`ManagementSocket` posts them) or is posted.
     public func configure(index: UInt16, _ done: @escaping (Bool) -> Void) {
         let name = "hci\(index)"
         mgmt.send(.readConfigurationInfo(index: index)) { [weak self] r in
@@ -99,7 +102,7 @@ public final class AddressRepair {
     /// Adapter `index`, taken down, gets the board's address; `done(true)` when the kernel took
     /// it, `done(false)` when not (logged once; the adapter keeps its default).
     public func replace(index: UInt16, default address: BluetoothAddress, _ done: @escaping (Bool) -> Void) {
-        guard let mine = boardAddress(index, why: "hci\(index) reports \(address),") else { return done(false) }
+        guard let mine = boardAddress(index, why: "hci\(index) reports \(address),") else { return loop.post { done(false) } }
         setPublicAddress(index, mine, refused: { [weak self] f in
             self?.advertiseFromStaticRandom(index, "hci\(index) reports \(address), a chip default address shared by many boards, and refused \(mine) (Set Public Address: \(f))")
         }) { [weak self] ok in
@@ -180,18 +183,18 @@ extension KernelController {
     /// board's address and brought up again. `done` with the bring-up's outcome; an adapter that
     /// stays unconfigured reports ENODEV, so the policy waits for it as for a missing adapter.
     func bringUp(repairing repair: AddressRepair, _ done: @escaping (Errno?) -> Void) {
-        // A power call made during a repair gets the repair's outcome (as `BlockingCall` does):
-        // the steps must not be interleaved with another HCIDEVUP/HCIDEVDOWN.
-        repairDone = done
-        guard !repairing else { return }
         repairing = true
+        let finishRepair: (Errno?) -> Void = { [weak self] e in
+            self?.repairing = false
+            done(e)
+        }
         power(up: true) { [weak self] e in
             guard let self else { return }
             if e == Errno(EOPNOTSUPP) {
                 return repair.configure(index: index) { [weak self] ok in
                     guard let self else { return }
                     guard ok else { return finishRepair(.noDevice) }
-                    power(up: true) { [weak self] e in self?.finishRepair(e) }
+                    power(up: true, finishRepair)
                 }
             }
             guard e == nil || e == .alreadyInProgress, let address = controllerAddress(controlFD: controlFD(), index: index),
@@ -209,17 +212,10 @@ extension KernelController {
                            BoardAddress.isChipDefault(now) {
                             repair.didNotTake(index: self.index, now)
                         }
-                        self.finishRepair(e)
+                        finishRepair(e)
                     }
                 }
             }
         }
-    }
-
-    private func finishRepair(_ e: Errno?) {
-        repairing = false
-        let done = repairDone
-        repairDone = nil
-        done?(e)
     }
 }

@@ -20,7 +20,8 @@ public protocol ControllerAccess: AnyObject {
     /// A new transport to the adapter (a raw HCI socket bound to it).
     func openTransport() throws(Errno) -> HCITransport
     /// HCIDEVUP (`up`) or HCIDEVDOWN, which can block in the kernel for seconds: run off the loop,
-    /// `done` on a later turn with nil or the errno (EALREADY: already up).
+    /// `done` on a later turn with nil or the errno (EALREADY: already up). One change at a time:
+    /// while one runs (`isChangingPower`), another is refused with `Errno.callInProgress`.
     func setPower(up: Bool, _ done: @escaping (Errno?) -> Void)
     /// True while a power change of ours runs: the kernel's up/down events are then our own doing.
     var isChangingPower: Bool { get }
@@ -83,14 +84,14 @@ public final class HCISocketTransport: HCITransport {
 /// socket (whose descriptor may be replaced when it breaks, hence the closure).
 public final class KernelController: ControllerAccess {
     public let index: UInt16
-    private let loop: EventLoop
+    let loop: EventLoop
     let controlFD: () -> Int32
     private let blocking: BlockingCall
     /// Gives the adapter the board's address when it comes up without a usable one (nil: never).
     public var addressRepair: AddressRepair?
-    /// While a bring-up with its address repair runs, and who waits for it.
+    /// While a bring-up with its address repair runs (its steps must not be interleaved with
+    /// another HCIDEVUP/HCIDEVDOWN).
     var repairing = false
-    var repairDone: ((Errno?) -> Void)?
 
     public init(index: UInt16, loop: EventLoop, controlFD: @escaping () -> Int32) {
         self.index = index
@@ -108,7 +109,8 @@ public final class KernelController: ControllerAccess {
     }
 
     public func setPower(up: Bool, _ done: @escaping (Errno?) -> Void) {
-        if let addressRepair, up || repairing { return bringUp(repairing: addressRepair, done) }
+        guard !isChangingPower else { return loop.post { done(.callInProgress) } }
+        if let addressRepair, up { return bringUp(repairing: addressRepair, done) }
         power(up: up, done)
     }
 

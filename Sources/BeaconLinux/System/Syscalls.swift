@@ -20,6 +20,9 @@ public struct Errno: Error, Equatable, Hashable, Sendable, CustomStringConvertib
     /// ERFKILL: the radio is blocked by rfkill.
     public static let rfkilled = Errno(132)
     public static let noEntry = Errno(ENOENT)
+    /// EINPROGRESS, as `BlockingCall` (and the power calls on it) refuse a second call while one
+    /// runs: no HCIDEVUP, HCIDEVDOWN or fsync reports it, so it cannot be mistaken for theirs.
+    public static let callInProgress = Errno(EINPROGRESS)
 
     public var isPermission: Bool { self == .notPermitted || self == .accessDenied }
 
