@@ -70,6 +70,11 @@ public final class KernelController: ControllerAccess {
 
     public var isChangingPower: Bool { blocking.isRunning || repairing }
 
+    /// The address the controller reports; nil when it reports none.
+    private func controllerAddress() -> BluetoothAddress? {
+        (try? deviceInfo(controlFD: controlFD(), index: index)).flatMap { BluetoothAddress(bytes: $0.address) }
+    }
+
     public var advertisingAddress: BluetoothAddress? { addressRepair?.staticRandomAddress(index: index) }
 }
 
@@ -93,7 +98,7 @@ extension KernelController {
                     power(up: true, finishRepair)
                 }
             }
-            guard e == nil || e == .alreadyInProgress, let address = controllerAddress(controlFD: controlFD(), index: index),
+            guard e == nil || e == .alreadyInProgress, let address = controllerAddress(),
                   repair.wantsToReplace(index: index, address) else { return finishRepair(e) }
             power(up: false) { [weak self] down in
                 guard let self else { return }
@@ -104,7 +109,7 @@ extension KernelController {
                     self?.power(up: true) { [weak self] e in
                         guard let self else { return }
                         if taken, e == nil || e == .alreadyInProgress,
-                           let now = controllerAddress(controlFD: self.controlFD(), index: self.index),
+                           let now = self.controllerAddress(),
                            BoardAddress.isChipDefault(now) {
                             repair.didNotTake(index: self.index, now)
                         }
