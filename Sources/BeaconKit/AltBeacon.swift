@@ -46,8 +46,8 @@ public enum AltBeacon {
         out.reserveCapacity(payloadLength)
         out.append(UInt8(truncatingIfNeeded: id.companyID))
         out.append(UInt8(truncatingIfNeeded: id.companyID >> 8))
-        out.append(0xbe)
-        out.append(0xac)
+        out.append(UInt8(beaconCode >> 8))
+        out.append(UInt8(truncatingIfNeeded: beaconCode))
         out.append(contentsOf: id.uuid.prefix(16))
         // A malformed identity must still never produce a misaligned frame.
         if id.uuid.count < 16 { out.append(contentsOf: [UInt8](repeating: 0, count: 16 - id.uuid.count)) }
@@ -65,7 +65,7 @@ public enum AltBeacon {
     public static func decodeManufacturerData(_ data: ArraySlice<UInt8>) -> BeaconIdentity? {
         guard data.count == 26 else { return nil }
         let b = Array(data)
-        guard b[2] == 0xbe, b[3] == 0xac else { return nil }
+        guard UInt16(b[2]) << 8 | UInt16(b[3]) == beaconCode else { return nil }
         return BeaconIdentity(
             uuid: Array(b[4..<20]),
             major: UInt16(b[20]) << 8 | UInt16(b[21]),

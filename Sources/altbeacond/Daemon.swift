@@ -62,7 +62,7 @@ final class Daemon {
         sessions.onRestartRequested = { [unowned self] in restartNow() }
         sessions.onAdapterChanged = { [unowned self] _ in retargetMonitor() }
         sessions.gatt = GATTIdentityService(loop: loop, log: log, bluetoothd: BlueZGATTApplication(loop: loop, log: log)) { [unowned self] index in
-            self.control.deviceAddress(index: index)
+            try? self.control.deviceAddress(index: index)
         }
     }
 

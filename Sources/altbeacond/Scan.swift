@@ -170,7 +170,7 @@ final class ScanSession {
     private func startReads() {
         let address: [UInt8]
         do throws(Errno) {
-            address = try adapterAddress(control: control, index: scanner.index)
+            address = try control.deviceAddress(index: scanner.index)
         } catch {
             log.error("cannot read \(adapter)'s address (\(error)); --read-identity needs it")
             exitCode = ExitCode.unavailable

@@ -179,7 +179,7 @@ final class OnAirPolicyTests: PolicyTestCase {
         for t in PolicyTimer.allCases { XCTAssertTrue(a.contains(.cancel(t))) }
         XCTAssertEqual(on(.adapterDown), [])
         XCTAssertEqual(rearmTimer(), [])
-        XCTAssertEqual(s.phase, .stopped)
+        XCTAssertEqual(s.phase, .stopping)
     }
 
     func testScopeOfAnEdit() {

@@ -100,7 +100,7 @@ final class StatusExportTests: XCTestCase {
     }
 
     func testLabelValuesAreEscaped() {
-        XCTAssertEqual(StatusExport.label("a\"b\\c\nd"), "\"a\\\"b\\\\c\\nd\"")
+        XCTAssertEqual(PrometheusText.label("a\"b\\c\nd"), "\"a\\\"b\\\\c\\nd\"")
     }
 
     // MARK: health

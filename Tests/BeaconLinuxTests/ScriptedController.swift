@@ -231,13 +231,10 @@ final class ScriptedHCIController: ControllerAccess {
     }
 
     /// As `KernelController` (a BlockingCall): one call at a time; a call made while another runs
-    /// takes over its completion.
+    /// is refused (`Errno.callInProgress`, on a later turn) and not counted in `powerCalls`.
     func setPower(up: Bool, _ done: @escaping (Errno?) -> Void) {
+        guard powerRunning == nil else { return loop.post { done(.callInProgress) } }
         powerCalls.append((up, loop.now))
-        if powerRunning != nil {
-            powerRunning = done
-            return
-        }
         powerRunning = done
         let a: PowerAnswer
         if up {

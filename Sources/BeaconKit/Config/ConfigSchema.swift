@@ -16,10 +16,6 @@ enum ConfigSchema {
     static func keys(of table: String) -> [String]? {
         tables.first { sameKey($0.name, table) }?.keys
     }
-
-    static var allKeys: [String] {
-        tables.flatMap { t in t.keys.map { t.name + "." + $0 } }
-    }
 }
 
 /// Checks a parsed table tree against the schema. Collects every problem; they are ranked so
@@ -45,8 +41,6 @@ struct ConfigValidator {
     private(set) var problems: [Problem] = []
 
     init(source: SourceText) { self.source = source }
-
-    var firstProblem: ConfigDiagnostic? { diagnostics(limit: 1).first }
 
     /// The problems in rank order, then file order; missing keys an unknown key explains are dropped.
     func diagnostics(limit: Int) -> [ConfigDiagnostic] {

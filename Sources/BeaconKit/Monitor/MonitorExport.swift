@@ -16,42 +16,37 @@ public enum MonitorExport {
     /// node_exporter directory on the same Pi without a duplicate series. Families without a
     /// sample (no TLM heard yet) are left out.
     public static func prometheus(_ t: BeaconTracker, version: String, node: String, startWall: Int64, nowWall: Int64) -> String {
-        var out = ""
-        func metric(_ name: String, _ type: String, _ help: String, _ samples: [(labels: String, value: String)]) {
-            guard !samples.isEmpty else { return }
-            out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
-            for s in samples { out += name + (s.labels.isEmpty ? "" : "{\(s.labels)}") + " " + s.value + "\n" }
-        }
+        var out = PrometheusText(omitsEmptyFamilies: true)
         /// One sample per beacon for which `value` says something.
-        func each(_ value: (BeaconState) -> String?) -> [(labels: String, value: String)] {
-            t.states.compactMap { s in value(s).map { ("beacon=" + StatusExport.label(s.name), $0) } }
+        func each(_ value: (BeaconState) -> String?) -> [PrometheusText.Sample] {
+            t.states.compactMap { s in value(s).map { ("beacon=" + PrometheusText.label(s.name), $0) } }
         }
-        metric("altbeacond_build_info", "gauge", "The running altbeacond's version.",
-               [("version=\(StatusExport.label(version)),daemon=\"monitor\",node=\(StatusExport.label(node))", "1")])
-        metric("altbeacond_beacon_heard", "gauge", "1 while the expected beacon is heard (a sighting within silent_after_s).",
-               each { $0.heard ? "1" : "0" })
-        metric("altbeacond_beacon_last_seen_timestamp_seconds", "gauge", "When the expected beacon was last heard (Unix time).",
-               each { $0.lastSeenWall.map { "\($0)" } })
-        metric("altbeacond_beacon_rssi_dbm", "gauge", "Trimmed mean RSSI of the beacon's recent sightings (up to 20, 10 % clipped at each end).",
-               each { $0.rssi.map { decimal($0, places: 2) } })
-        metric("altbeacond_beacon_adverts_total", "counter", "Sightings of the expected beacon since the monitor started.",
-               each { "\($0.adverts)" })
-        metric("altbeacond_beacon_reboots_total", "counter", "Restarts of the beacon seen as its Eddystone-TLM uptime going backwards.",
-               each { "\($0.reboots)" })
-        metric("altbeacond_beacon_tlm_uptime_seconds", "gauge", "The beacon's uptime in its last Eddystone-TLM frame.",
-               each { $0.tlm.map { decimal($0.uptimeS, places: 1) } })
-        metric("altbeacond_beacon_tlm_temperature_celsius", "gauge", "The beacon's temperature in its last Eddystone-TLM frame.",
-               each { $0.tlm?.temperatureC.map { decimal($0, places: 2) } })
-        metric("altbeacond_beacon_tlm_battery_volts", "gauge", "The beacon's battery voltage in its last Eddystone-TLM frame.",
-               each { $0.tlm?.batteryMV.map { decimal(Double($0) / 1000, places: 3) } })
-        metric("altbeacond_beacon_tlm_adverts_total", "counter", "Advertising PDUs the beacon sent since power-up, in its last Eddystone-TLM frame.",
-               each { $0.tlm.map { "\($0.advertCount)" } })
-        metric("altbeacond_scan_adverts_total", "counter", "Advertising reports the monitor's scanner received, from any device.",
-               [("", "\(t.advertsTotal)")])
-        metric("altbeacond_monitor_start_time_seconds", "gauge", "When the monitor started (Unix time).", [("", "\(startWall)")])
-        metric("altbeacond_last_update_timestamp_seconds", "gauge", "When this file was written (Unix time); at least every 60 s.",
-               [("daemon=\"monitor\"", "\(nowWall)")])
-        return out
+        out.family("altbeacond_build_info", "gauge", "The running altbeacond's version.",
+                   [("version=\(PrometheusText.label(version)),daemon=\"monitor\",node=\(PrometheusText.label(node))", "1")])
+        out.family("altbeacond_beacon_heard", "gauge", "1 while the expected beacon is heard (a sighting within silent_after_s).",
+                   each { $0.heard ? "1" : "0" })
+        out.family("altbeacond_beacon_last_seen_timestamp_seconds", "gauge", "When the expected beacon was last heard (Unix time).",
+                   each { $0.lastSeenWall.map { "\($0)" } })
+        out.family("altbeacond_beacon_rssi_dbm", "gauge", "Trimmed mean RSSI of the beacon's recent sightings (up to 20, 10 % clipped at each end).",
+                   each { $0.rssi.map { decimal($0, places: 2) } })
+        out.family("altbeacond_beacon_adverts_total", "counter", "Sightings of the expected beacon since the monitor started.",
+                   each { "\($0.adverts)" })
+        out.family("altbeacond_beacon_reboots_total", "counter", "Restarts of the beacon seen as its Eddystone-TLM uptime going backwards.",
+                   each { "\($0.reboots)" })
+        out.family("altbeacond_beacon_tlm_uptime_seconds", "gauge", "The beacon's uptime in its last Eddystone-TLM frame.",
+                   each { $0.tlm.map { decimal($0.uptimeS, places: 1) } })
+        out.family("altbeacond_beacon_tlm_temperature_celsius", "gauge", "The beacon's temperature in its last Eddystone-TLM frame.",
+                   each { $0.tlm?.temperatureC.map { decimal($0, places: 2) } })
+        out.family("altbeacond_beacon_tlm_battery_volts", "gauge", "The beacon's battery voltage in its last Eddystone-TLM frame.",
+                   each { $0.tlm?.batteryMV.map { decimal(Double($0) / 1000, places: 3) } })
+        out.family("altbeacond_beacon_tlm_adverts_total", "counter", "Advertising PDUs the beacon sent since power-up, in its last Eddystone-TLM frame.",
+                   each { $0.tlm.map { "\($0.advertCount)" } })
+        out.family("altbeacond_scan_adverts_total", "counter", "Advertising reports the monitor's scanner received, from any device.",
+                   [("", "\(t.advertsTotal)")])
+        out.family("altbeacond_monitor_start_time_seconds", "gauge", "When the monitor started (Unix time).", [("", "\(startWall)")])
+        out.family("altbeacond_last_update_timestamp_seconds", "gauge", "When this file was written (Unix time); at least every 60 s.",
+                   [("daemon=\"monitor\"", "\(nowWall)")])
+        return out.text
     }
 
     // MARK: MQTT state

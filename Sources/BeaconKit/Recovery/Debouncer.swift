@@ -19,6 +19,4 @@ public struct Debouncer: Sendable {
 
     /// The reload ran: the next event starts a new burst.
     public mutating func fired() { firstEventAt = nil }
-
-    public var isPending: Bool { firstEventAt != nil }
 }

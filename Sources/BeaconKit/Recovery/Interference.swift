@@ -56,11 +56,6 @@ public func classifyForeignCommand(_ op: HCIOpcode, _ params: [UInt8], onAir: On
     }
 }
 
-/// One frame on one set (or legacy when `ourHandle` is nil).
-public func classifyForeignCommand(_ op: HCIOpcode, _ params: [UInt8], ourData: [UInt8], ourHandle: UInt8?) -> Interference? {
-    classifyForeignCommand(op, params, onAir: OnAirAdvertising(handles: ourHandle.map { [$0] }, payloads: [ourData]))
-}
-
 /// Remembers the commands we sent so the monitor's copy of them is not taken for interference.
 public struct SentCommandLog: Sendable {
     private var entries: [(at: Int64, opcode: HCIOpcode, parameters: [UInt8])] = []

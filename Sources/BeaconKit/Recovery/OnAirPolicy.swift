@@ -70,11 +70,6 @@ public struct OnAirPolicy: Sendable {
     public var probeIntervalMs: Int64 { Int64(config.watchdog.checkIntervalS) * 1000 }
     public var totalRearms: Int { rearms.values.reduce(0, +) }
 
-    /// "reset 2, down 1": causes with non-zero counts, in a fixed order.
-    public var rearmSummary: String {
-        RearmCause.allCases.compactMap { c in rearms[c].map { "\(c.rawValue) \($0)" } }.joined(separator: ", ")
-    }
-
     public static func backoff(failures: Int, capMs: Int64 = backoffCapMs) -> Int64 {
         guard failures > 0 else { return settleMs }
         let shift = min(failures - 1, 20)
@@ -87,7 +82,7 @@ public struct OnAirPolicy: Sendable {
     }
 
     public mutating func handle(_ event: PolicyEvent, now: Int64) -> [PolicyAction] {
-        if phase == .stopped { return [] }
+        if phase == .stopping { return [] }
         switch event {
         case .start:
             phase = .arming
@@ -149,7 +144,7 @@ public struct OnAirPolicy: Sendable {
         case .centralDisconnected(let h):
             return centralDisconnected(h, now: now)
         case .stop:
-            phase = .stopped
+            phase = .stopping
             return abandon() + PolicyTimer.allCases.map { .cancel($0) } + [.disableAdvertising]
         }
     }
@@ -223,7 +218,7 @@ public struct OnAirPolicy: Sendable {
             rearms[cause, default: 0] += 1
             recentRearms.append(now)
             if recentRearms.count > Self.stormThreshold { recentRearms.removeFirst(recentRearms.count - Self.stormThreshold) }
-            if !pendingQuiet { actions.append(.notice("back on air after \(cause.rawValue) (re-arms: \(rearmSummary))")) }
+            if !pendingQuiet { actions.append(.notice("back on air after \(cause.rawValue) (re-arms: \(RearmCause.summary(rearms)))")) }
         }
         missedProbes = 0
         pendingQuiet = false

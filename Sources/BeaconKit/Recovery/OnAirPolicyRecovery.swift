@@ -89,7 +89,7 @@ extension OnAirPolicy {
     private mutating func summary(now: Int64, force: Bool) -> [PolicyAction] {
         guard let since = quietSince, !quietRearms.isEmpty, force || now - since >= Self.summaryPeriodMs else { return [] }
         let n = quietRearms.values.reduce(0, +)
-        let what = RearmCause.allCases.compactMap { c in quietRearms[c].map { "\(c.rawValue) \($0)" } }.joined(separator: ", ")
+        let what = RearmCause.summary(quietRearms)
         quietRearms = [:]
         quietSince = force ? nil : now
         return [.notice("another process keeps changing advertising: \(n) re-arms in \((now - since + 500) / 1000) s (\(what)), one log line a minute while it goes on")]

@@ -50,10 +50,20 @@ public enum AdapterFault: String, Equatable, Sendable {
 /// Re-arm causes, counted for STATUS=, the log and the metrics.
 public enum RearmCause: String, CaseIterable, Sendable {
     case reset, down, disabled, overwritten, rfkill, removed, hung, hardwareError = "hardware-error", failing, busy
+
+    /// "reset 2, down 1": the causes counted (non-zero), in `allCases` order, as STATUS= and the
+    /// log lines print them.
+    public static func summary(_ counts: [RearmCause: Int]) -> String {
+        allCases.compactMap { c in counts[c].flatMap { $0 > 0 ? "\(c.rawValue) \($0)" : nil } }.joined(separator: ", ")
+    }
 }
 
+/// Where the beacon is: the policy's phase, and the same type is the status's
+/// (`DaemonStatus.Phase`), so the two cannot drift apart.
 public enum PolicyPhase: Equatable, Sendable {
-    case starting, arming, advertising, fault(AdapterFault), stopped
+    case starting, arming, advertising, fault(AdapterFault)
+    /// Taking the beacon off air before exit; the policy handles no more events.
+    case stopping
 }
 
 /// Where a controller that keeps failing is on the escalation ladder (SPEC §5).

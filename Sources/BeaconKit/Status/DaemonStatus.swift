@@ -2,11 +2,8 @@
 /// policy and the last edit, and handed to every `StatusOutput` (the LEDs, systemd's STATUS=, and
 /// whatever a later output adds). Pure and Equatable, so "did anything change?" is one comparison.
 public struct DaemonStatus: Equatable, Sendable {
-    public enum Phase: Equatable, Sendable {
-        case starting, arming, advertising, fault(AdapterFault)
-        /// Taking the beacon off air before exit.
-        case stopping
-    }
+    /// The policy's phase, one type for both.
+    public typealias Phase = PolicyPhase
 
     public var phase: Phase
     public var escalation: Escalation
@@ -62,11 +59,6 @@ public struct DaemonStatus: Equatable, Sendable {
         }
     }
 
-    /// "reset 2, down 1": causes with non-zero counts, in a fixed order.
-    public var rearmSummary: String {
-        RearmCause.allCases.compactMap { c in rearms[c].flatMap { $0 > 0 ? "\(c.rawValue) \($0)" : nil } }.joined(separator: ", ")
-    }
-
     /// systemd's STATUS= line (SPEC §5: the beacon and its state, each escalation step).
     public var text: String {
         let on = "\(beacon) on \(adapter)"
@@ -91,7 +83,7 @@ public struct DaemonStatus: Equatable, Sendable {
             if centrals > 0 { s += ", \(centrals) central\(centrals == 1 ? "" : "s") connected" }
         }
         if refusedEdit != nil { s += "; last config edit refused, see log" }
-        let rearms = rearmSummary
+        let rearms = RearmCause.summary(self.rearms)
         if !rearms.isEmpty { s += "; re-arms: \(rearms)" }
         return s
     }

@@ -59,45 +59,27 @@ public struct StatusExport: Equatable, Sendable {
     // MARK: Prometheus text format (exposition format 0.0.4)
 
     public var prometheus: String {
-        var out = ""
-        func metric(_ name: String, _ type: String, _ help: String, _ samples: [(labels: String, value: String)]) {
-            out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
-            for s in samples { out += name + (s.labels.isEmpty ? "" : "{\(s.labels)}") + " " + s.value + "\n" }
-        }
+        var out = PrometheusText()
         let verdict = HealthVerdict(status)
-        metric("altbeacond_build_info", "gauge", "The running altbeacond's version.", [("version=" + Self.label(version), "1")])
-        metric("altbeacond_on_air", "gauge", "1 while every configured frame is on air (the GATT identity aside while a central is connected).",
-               [("", status.phase == .advertising ? "1" : "0")])
-        metric("altbeacond_health", "gauge", "What altbeacond health exits with: 0 on air, 1 degraded, 2 off air.", [("", "\(verdict.rawValue)")])
-        metric("altbeacond_frame_on_air", "gauge", "1 while the frame is on air.",
-               frames.map { ("frame=" + Self.label($0.name), $0.onAir ? "1" : "0") })
-        metric("altbeacond_rearms_total", "counter", "Re-arms by cause since the adapter session began.",
-               RearmCause.allCases.map { ("cause=" + Self.label($0.rawValue), "\(status.rearms[$0] ?? 0)") })
-        metric("altbeacond_escalations_total", "counter", "Steps of the escalation ladder taken since the adapter session began.",
-               Self.ladderSteps.map { ("step=" + Self.label($0.rawValue), "\(status.escalations[$0] ?? 0)") })
-        metric("altbeacond_config_refused", "gauge", "1 while the config file on disk is refused and the last good one stays on air.",
-               [("", status.refusedEdit == nil ? "0" : "1")])
+        out.family("altbeacond_build_info", "gauge", "The running altbeacond's version.", [("version=" + PrometheusText.label(version), "1")])
+        out.family("altbeacond_on_air", "gauge", "1 while every configured frame is on air (the GATT identity aside while a central is connected).",
+                   [("", status.phase == .advertising ? "1" : "0")])
+        out.family("altbeacond_health", "gauge", "What altbeacond health exits with: 0 on air, 1 degraded, 2 off air.", [("", "\(verdict.rawValue)")])
+        out.family("altbeacond_frame_on_air", "gauge", "1 while the frame is on air.",
+                   frames.map { ("frame=" + PrometheusText.label($0.name), $0.onAir ? "1" : "0") })
+        out.family("altbeacond_rearms_total", "counter", "Re-arms by cause since the adapter session began.",
+                   RearmCause.allCases.map { ("cause=" + PrometheusText.label($0.rawValue), "\(status.rearms[$0] ?? 0)") })
+        out.family("altbeacond_escalations_total", "counter", "Steps of the escalation ladder taken since the adapter session began.",
+                   Self.ladderSteps.map { ("step=" + PrometheusText.label($0.rawValue), "\(status.escalations[$0] ?? 0)") })
+        out.family("altbeacond_config_refused", "gauge", "1 while the config file on disk is refused and the last good one stays on air.",
+                   [("", status.refusedEdit == nil ? "0" : "1")])
         if status.gattServer != nil {
-            metric("altbeacond_gatt_centrals", "gauge", "Centrals connected to the GATT identity.", [("", "\(status.centrals)")])
+            out.family("altbeacond_gatt_centrals", "gauge", "Centrals connected to the GATT identity.", [("", "\(status.centrals)")])
         }
-        metric("altbeacond_start_time_seconds", "gauge", "When the daemon started (Unix time).", [("", "\(startTime)")])
-        metric("altbeacond_last_update_timestamp_seconds", "gauge", "When this file was written (Unix time); at least every 60 s.",
-               [("", "\(updated)")])
-        return out
-    }
-
-    /// A label value: `"..."` with backslash, quote and newline escaped (exposition format).
-    static func label(_ s: String) -> String {
-        var out = "\""
-        for c in s.unicodeScalars {
-            switch c {
-            case "\\": out += "\\\\"
-            case "\"": out += "\\\""
-            case "\n": out += "\\n"
-            default: out.unicodeScalars.append(c)
-            }
-        }
-        return out + "\""
+        out.family("altbeacond_start_time_seconds", "gauge", "When the daemon started (Unix time).", [("", "\(startTime)")])
+        out.family("altbeacond_last_update_timestamp_seconds", "gauge", "When this file was written (Unix time); at least every 60 s.",
+                   [("", "\(updated)")])
+        return out.text
     }
 }
 

@@ -158,15 +158,8 @@ public final class AdapterSessions {
 
     public var status: DaemonStatus {
         let p = session.policy
-        let phase: DaemonStatus.Phase
-        switch p.phase {
-        case _ where stopping: phase = .stopping
-        case .starting: phase = .starting
-        case .arming: phase = .arming
-        case .advertising: phase = .advertising
-        case .fault(let f): phase = .fault(f)
-        case .stopped: phase = .stopping
-        }
+        // Stopping from the moment the daemon began to, before the policy hears of it.
+        let phase: DaemonStatus.Phase = stopping ? .stopping : p.phase
         let a = session.advertiser
         var s = DaemonStatus(phase: phase, escalation: p.escalation, ladderFailures: p.ladderFailures, rearms: p.rearms,
                             refusedEdit: refusedEdit, adapter: session.adapter, beacon: describe(session.config),

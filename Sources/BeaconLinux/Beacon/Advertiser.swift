@@ -38,6 +38,8 @@ public final class Advertiser {
     var turn = 0
     /// Bumped by every new sequence: completions of older ones are dropped.
     var generation = 0
+    /// A newer sequence waiting for the outcome of a power change an abandoned one started.
+    var powerWaiter: ((Errno?) -> Void)?
     /// PDUs scheduled while each slot was enabled: what the TLM frame counts.
     public internal(set) var counter = AdvertisingCounter()
     var warnedTxPower = false
@@ -191,7 +193,7 @@ public final class Advertiser {
             }
         }
         let up: () -> Void = { [unowned self] in
-            controller.setPower(up: true) { [unowned self] e in
+            changePower(up: true) { [unowned self] e in
                 guard gen == generation else { return }
                 if let e, e != .alreadyInProgress { return done(ArmFailure(e, bringingUp: true)) }
                 afterBringUp?()
@@ -200,13 +202,25 @@ public final class Advertiser {
         }
         guard powerCycle else { return up() }
         log.notice("taking hci\(index) down and up: the kernel re-runs the controller's setup")
-        controller.setPower(up: false) { [unowned self] e in
+        changePower(up: false) { [unowned self] e in
             guard gen == generation else { return }
             if let e { log.warning("hci\(index) down: \(e)") }
             // A controller taken down forgets its sets and advertising.
             armedHandles = []
             legacyArmed = false
             up()
+        }
+    }
+
+    /// HCIDEVUP/HCIDEVDOWN, one at a time: the controller refuses a second while one runs, so a
+    /// sequence that finds one running (a hung HCIDEVUP of an abandoned arm) takes its outcome.
+    /// Only the newest waits: an older waiter's sequence is abandoned, its completion dropped anyway.
+    private func changePower(up: Bool, _ done: @escaping (Errno?) -> Void) {
+        guard !controller.isChangingPower else { powerWaiter = done; return }
+        controller.setPower(up: up) { [unowned self] e in
+            let waiter = powerWaiter
+            powerWaiter = nil
+            (waiter ?? done)(e)
         }
     }
 
@@ -244,37 +258,6 @@ public final class Advertiser {
             }
             done()
         }
-    }
-}
-
-extension Advertiser {
-    /// Events other than command completions: hardware errors and the GATT identity's links.
-    func received(_ e: HCIEvent) {
-        switch e {
-        case .hardwareError(let code): onHardwareError?(code)
-        case .leConnectionComplete(.success, let h, true, let peer, let random):
-            links[h] = (peer, random)
-            // The controller ended the connectable set (legacy: all advertising) at the connection;
-            // the policy re-arms without it. On a later turn: never inside the channel's read.
-            loop.post { [weak self] in self?.onCentralConnected?(h) }
-        case .disconnectionComplete(.success, let h, _):
-            links[h] = nil
-            loop.post { [weak self] in self?.onDisconnected?(h) }
-        default: break
-        }
-    }
-
-    /// Asks the kernel to end a central's connection; `done(true)` when the link is not known
-    /// (already gone), so the caller forgets it. Disconnection Complete follows otherwise.
-    public func disconnect(handle: UInt16, _ done: @escaping (_ gone: Bool) -> Void) {
-        guard let link = links[handle] else { return loop.post { done(true) } }
-        beforeDisconnect?(link.address)
-        do throws(Errno) {
-            try controller.disconnect(address: link.address, random: link.random)
-        } catch {
-            log.warning("hci\(index): could not ask the kernel to disconnect handle \(handle): \(error)")
-        }
-        loop.post { done(false) }
     }
 }
 

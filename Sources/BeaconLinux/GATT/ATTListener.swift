@@ -27,9 +27,6 @@ public final class ATTListener {
         database = GATTDatabase(name: identity.nameValue, identifier: identity.identifierValue)
     }
 
-    public var isListening: Bool { listener != nil }
-    public var connectedCentrals: Int { centrals.count }
-
     /// New values for centrals that connect from now on (a read in progress keeps its own).
     public func update(identity: GATTIdentity) {
         database = GATTDatabase(name: identity.nameValue, identifier: identity.identifierValue)

@@ -13,6 +13,7 @@ import Glibc
 /// One per daemon: what it logged is remembered per adapter, so a retry every few seconds does not
 /// repeat a line.
 public final class AddressRepair {
+    private let loop: EventLoop
     private let log: Logger
     private let mgmt: ManagementSocket
     private let serialPath: String
@@ -29,6 +30,7 @@ public final class AddressRepair {
     /// board whose serial lives elsewhere).
     public init(loop: EventLoop, log: Logger,
                 serialPath: String = environment("ALTBEACOND_BOARD_SERIAL") ?? "/proc/device-tree/serial-number") {
+        self.loop = loop
         self.log = log
         self.serialPath = serialPath
         mgmt = ManagementSocket(loop: loop)
@@ -36,7 +38,8 @@ public final class AddressRepair {
 
     /// HCIDEVUP failed with EOPNOTSUPP: the kernel holds adapter `index` unconfigured. `done(true)`
     /// once it is configured (bring it up again); `done(false)` when it cannot be, the reason
-    /// logged (once while it stays the same).
+    /// logged (once while it stays the same). Like every `done` here, on a later loop turn: each
+    /// answer comes from a management command (`ManagementSocket` posts them) or is posted.
     public func configure(index: UInt16, _ done: @escaping (Bool) -> Void) {
         let name = "hci\(index)"
         mgmt.send(.readConfigurationInfo(index: index)) { [weak self] r in
@@ -99,7 +102,7 @@ public final class AddressRepair {
     /// Adapter `index`, taken down, gets the board's address; `done(true)` when the kernel took
     /// it, `done(false)` when not (logged once; the adapter keeps its default).
     public func replace(index: UInt16, default address: BluetoothAddress, _ done: @escaping (Bool) -> Void) {
-        guard let mine = boardAddress(index, why: "hci\(index) reports \(address),") else { return done(false) }
+        guard let mine = boardAddress(index, why: "hci\(index) reports \(address),") else { return loop.post { done(false) } }
         setPublicAddress(index, mine, refused: { [weak self] f in
             self?.advertiseFromStaticRandom(index, "hci\(index) reports \(address), a chip default address shared by many boards, and refused \(mine) (Set Public Address: \(f))")
         }) { [weak self] ok in
@@ -171,55 +174,5 @@ public final class AddressRepair {
         guard reported[index] != message else { return }
         reported[index] = message
         log.error(message)
-    }
-}
-
-extension KernelController {
-    /// HCIDEVUP with an address repair around it: an unconfigured adapter is configured and
-    /// brought up again; one that came up with a chip default address is taken down, given the
-    /// board's address and brought up again. `done` with the bring-up's outcome; an adapter that
-    /// stays unconfigured reports ENODEV, so the policy waits for it as for a missing adapter.
-    func bringUp(repairing repair: AddressRepair, _ done: @escaping (Errno?) -> Void) {
-        // A power call made during a repair gets the repair's outcome (as `BlockingCall` does):
-        // the steps must not be interleaved with another HCIDEVUP/HCIDEVDOWN.
-        repairDone = done
-        guard !repairing else { return }
-        repairing = true
-        power(up: true) { [weak self] e in
-            guard let self else { return }
-            if e == Errno(EOPNOTSUPP) {
-                return repair.configure(index: index) { [weak self] ok in
-                    guard let self else { return }
-                    guard ok else { return finishRepair(.noDevice) }
-                    power(up: true) { [weak self] e in self?.finishRepair(e) }
-                }
-            }
-            guard e == nil || e == .alreadyInProgress, let address = controllerAddress(controlFD: controlFD(), index: index),
-                  repair.wantsToReplace(index: index, address) else { return finishRepair(e) }
-            power(up: false) { [weak self] down in
-                guard let self else { return }
-                // Could not take it down: it stays up, with the default address.
-                if down != nil { return finishRepair(e) }
-                repair.replace(index: index, default: address) { [weak self] taken in
-                    // self spelt out: Swift 6.0 allows no implicit self this deep (SPEC §9)
-                    self?.power(up: true) { [weak self] e in
-                        guard let self else { return }
-                        if taken, e == nil || e == .alreadyInProgress,
-                           let now = controllerAddress(controlFD: self.controlFD(), index: self.index),
-                           BoardAddress.isChipDefault(now) {
-                            repair.didNotTake(index: self.index, now)
-                        }
-                        self.finishRepair(e)
-                    }
-                }
-            }
-        }
-    }
-
-    private func finishRepair(_ e: Errno?) {
-        repairing = false
-        let done = repairDone
-        repairDone = nil
-        done?(e)
     }
 }

@@ -58,24 +58,18 @@ public final class HCIControlSocket {
         }
     }
 
-    /// HCIGETDEVINFO: nil when there is no such controller.
+    /// The controller's flags; nil when there is no such controller.
     public func deviceFlags(index: UInt16) throws(Errno) -> UInt32? {
-        var info = hci_dev_info()
-        info.dev_id = index
         do {
-            _ = try syscall { cbluez_ioctl_ptr(fd.rawValue, cbluez_HCIGETDEVINFO, &info) }
+            return try deviceInfo(controlFD: fd.rawValue, index: index).flags
         } catch let e where e == .noDevice {
             return nil
         }
-        return info.flags
     }
 
-    /// HCIGETDEVINFO: the controller's address (on-air byte order); nil when there is no such controller.
-    public func deviceAddress(index: UInt16) -> [UInt8]? {
-        var info = hci_dev_info()
-        info.dev_id = index
-        guard (try? syscall { cbluez_ioctl_ptr(fd.rawValue, cbluez_HCIGETDEVINFO, &info) }) != nil else { return nil }
-        return withUnsafeBytes(of: info.bdaddr) { Array($0) }
+    /// The controller's address (on-air byte order).
+    public func deviceAddress(index: UInt16) throws(Errno) -> [UInt8] {
+        try deviceInfo(controlFD: fd.rawValue, index: index).address
     }
 
     /// Drains pending device events. Would-block ends the read; another error means the socket
@@ -157,4 +151,18 @@ func managementDisconnect(index: UInt16, address: [UInt8], random: Bool) throws(
     packet += address
     packet.append(random ? 2 : 1)
     _ = try fd.write(packet)
+}
+
+/// HCIGETDEVINFO on a control socket `fd` (the daemon's may be replaced, hence the raw number):
+/// the kernel's record of controller `index`, flags and address.
+func deviceInfo(controlFD fd: Int32, index: UInt16) throws(Errno) -> hci_dev_info {
+    var info = hci_dev_info()
+    info.dev_id = index
+    _ = try syscall { cbluez_ioctl_ptr(fd, cbluez_HCIGETDEVINFO, &info) }
+    return info
+}
+
+extension hci_dev_info {
+    /// On-air byte order.
+    var address: [UInt8] { withUnsafeBytes(of: bdaddr) { Array($0) } }
 }

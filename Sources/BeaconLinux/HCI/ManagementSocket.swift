@@ -129,11 +129,3 @@ public final class ManagementSocket {
         for p in all { finish(p, .failure(.io(e))) }
     }
 }
-
-/// HCIGETDEVINFO on the control socket `fd`: the controller's address; nil when there is none.
-func controllerAddress(controlFD fd: Int32, index: UInt16) -> BluetoothAddress? {
-    var info = hci_dev_info()
-    info.dev_id = index
-    guard (try? syscall { cbluez_ioctl_ptr(fd, cbluez_HCIGETDEVINFO, &info) }) != nil else { return nil }
-    return BluetoothAddress(bytes: withUnsafeBytes(of: info.bdaddr) { Array($0) })
-}

@@ -167,8 +167,6 @@ public final class GPIOOutputLine {
 
     deinit { release() }
 
-    public var isHeld: Bool { handle != nil }
-
     public func set(lit: Bool) throws(Errno) {
         guard let h = handle else { throw Errno(EBADF) }
         if cgpiod_line_set_value(h, lit ? 1 : 0) < 0 { throw Errno.current }

@@ -33,9 +33,8 @@ public final class StatusLights {
 
     deinit { releaseLines() }
 
-    /// Whether the status and fault lines are held (tests, status reports).
+    /// Whether the status line is held (tests).
     public var holdsStatusLine: Bool { status != nil }
-    public var holdsFaultLine: Bool { fault != nil }
     public var currentHealth: BeaconHealth? { shown ? health : nil }
     /// True while a pattern needs its timer (tests: steady LEDs cost no wakeups).
     public var isBlinking: Bool { blink.isScheduled }

@@ -194,15 +194,6 @@ public final class IdentityReader {
     }
 }
 
-/// The adapter's own address (HCIGETDEVINFO on the control socket), least significant octet first.
-public func adapterAddress(control: HCIControlSocket, index: UInt16) throws(Errno) -> [UInt8] {
-    var info = hci_dev_info()
-    info.dev_id = index
-    _ = try syscall { cbluez_ioctl_ptr(control.fd.rawValue, cbluez_HCIGETDEVINFO, &info) }
-    let b = info.bdaddr.b
-    return [b.0, b.1, b.2, b.3, b.4, b.5]
-}
-
 private func withSockaddr(_ a: inout sockaddr_l2, _ body: (UnsafePointer<sockaddr>, socklen_t) -> Int32) -> Int32 {
     withUnsafePointer(to: &a) {
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_l2>.size)) }

@@ -97,15 +97,8 @@ public func writeFileAtomically(_ path: String, _ bytes: [UInt8], mode: mode_t) 
     let fd = FileDescriptor(try syscall { open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode) })
     do throws(Errno) {
         _ = try syscall { fchmod(fd.rawValue, mode) }   // whatever the umask
-        var rest = bytes[...]
-        while !rest.isEmpty {
-            let chunk = Array(rest)
-            let n = try fd.write(chunk)
-            rest = rest.dropFirst(n)
-        }
-        let closed = Glibc.close(fd.rawValue)
-        fd.forget()
-        if closed != 0 { throw Errno.current }   // NFS and full disks report here
+        try writeAll(fd.rawValue, bytes)
+        try fd.closeReportingErrors()
         _ = try syscall { rename(temp, path) }
     } catch {
         fd.close()

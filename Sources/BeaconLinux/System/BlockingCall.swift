@@ -24,19 +24,16 @@ public final class BlockingCall {
     deinit { if let r = running { loop.unwatch(r.job.done) } }
 
     /// Starts `body` (a raw call returning -1 with errno on failure, as ioctl does) on a thread;
-    /// `completion` runs on the loop with nil or the errno. One call at a time: a call made while
-    /// another runs replaces the completion (the first call's result then completes the second).
+    /// `completion` runs on a later loop turn with nil or the errno, never inside this call. One
+    /// call at a time: a call made while another runs is refused (`Errno.callInProgress`), and
+    /// the running call still completes its own caller.
     public func start(_ body: @escaping @Sendable () -> Int32, completion: @escaping (Errno?) -> Void) {
-        if let r = running {
-            running = (r.job, completion)
-            return
-        }
+        guard running == nil else { return loop.post { completion(.callInProgress) } }
         let efd: FileDescriptor
         do {
             efd = FileDescriptor(try syscall { eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK)) })
         } catch {
-            completion(error)
-            return
+            return loop.post { completion(error) }
         }
         let job = Job(body: body, done: efd)
         running = (job, completion)
@@ -65,10 +62,11 @@ public final class BlockingCall {
             Unmanaged<Job>.fromOpaque(context).release()
             loop.unwatch(efd)
             running = nil
-            completion(Errno(rc))
+            loop.post { completion(Errno(rc)) }
         }
     }
 
+    /// On the loop turn that read the eventfd: already a turn of its own, as the caller was promised.
     private func finished() {
         guard let (job, completion) = running else { return }
         var v: UInt64 = 0

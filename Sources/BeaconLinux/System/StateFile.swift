@@ -42,19 +42,10 @@ public struct StateFile: Sendable {
         do throws(Errno) {
             let fd = FileDescriptor(try openTemporary(tmp))
             defer { fd.close() }
-            var off = 0
-            while off < bytes.count {
-                let raw = fd.rawValue
-                let n = try syscall { bytes[off...].withUnsafeBytes { Glibc.write(raw, $0.baseAddress, $0.count) } }
-                off += n
-            }
             let raw = fd.rawValue
+            try writeAll(raw, bytes)
             _ = try syscall { fsync(raw) }
-            // close(2) reports delayed write errors on some file systems: check it here.
-            let r = Glibc.close(raw)
-            let closeErr = r == -1 ? Errno.current : nil
-            fd.forget()
-            if let closeErr, closeErr != .interrupted { throw closeErr }
+            try fd.closeReportingErrors()
             _ = try syscall { rename(tmp, path) }
         } catch {
             _ = unlink(tmp)

@@ -51,15 +51,16 @@ final class StreamSocket {
 
     private func flush() {
         while isOpen, !outbox.isEmpty {
-            let n = outbox.withUnsafeBytes { Glibc.send(fd.rawValue, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if n > 0 { outbox.removeFirst(n); continue }
-            let e = Errno.current
-            if e == .interrupted { continue }
-            if e == .wouldBlock {
+            let raw = fd.rawValue
+            do throws(Errno) {
+                let n = try syscall { outbox.withUnsafeBytes { Glibc.send(raw, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } }
+                outbox.removeFirst(n)
+            } catch where error == .wouldBlock {
                 flushTimer.schedule(afterMs: 20) { [weak self] in self?.flush() }
                 return
+            } catch {
+                return fail("writing to \(peer) failed (\(error))")
             }
-            return fail("writing to \(peer) failed (\(e))")
         }
     }
 

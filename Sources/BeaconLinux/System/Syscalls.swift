@@ -20,6 +20,9 @@ public struct Errno: Error, Equatable, Hashable, Sendable, CustomStringConvertib
     /// ERFKILL: the radio is blocked by rfkill.
     public static let rfkilled = Errno(132)
     public static let noEntry = Errno(ENOENT)
+    /// EINPROGRESS, as `BlockingCall` (and the power calls on it) refuse a second call while one
+    /// runs: no HCIDEVUP, HCIDEVDOWN or fsync reports it, so it cannot be mistaken for theirs.
+    public static let callInProgress = Errno(EINPROGRESS)
 
     public var isPermission: Bool { self == .notPermitted || self == .accessDenied }
 
@@ -65,9 +68,6 @@ public final class FileDescriptor: @unchecked Sendable {
     }
     deinit { close() }
 
-    /// Gives up ownership without closing (the caller closed it and checked the result).
-    public func forget() { rawValue = -1 }
-
     public func read(into buffer: inout [UInt8]) throws(Errno) -> Int {
         let fd = rawValue
         return try syscall { buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) } }
@@ -76,6 +76,15 @@ public final class FileDescriptor: @unchecked Sendable {
     public func write(_ bytes: [UInt8]) throws(Errno) -> Int {
         let fd = rawValue
         return try syscall { bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) } }
+    }
+
+    /// Closes, reporting what close(2) reports: some file systems (NFS, a full disk) give their
+    /// delayed write errors only here. EINTR is no error (Linux has freed the descriptor anyway).
+    public func closeReportingErrors() throws(Errno) {
+        let r = Glibc.close(rawValue)
+        let e = r == -1 ? Errno.current : nil
+        rawValue = -1
+        if let e, e != .interrupted { throw e }
     }
 }
 
@@ -99,17 +108,20 @@ public func environment(_ name: String) -> String? {
     return String(cString: p)
 }
 
-/// Writes all of `s` to `fd`, retrying EINTR and short writes. False when the descriptor refused
-/// (a closed pipe, say); callers with nowhere left to report it ignore that.
+/// Writes all of `bytes` to `fd`, a short write continued where it stopped (EINTR is retried in
+/// `syscall`, as everywhere).
+public func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws(Errno) {
+    var off = 0
+    while off < bytes.count {
+        off += try syscall { bytes[off...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) } }
+    }
+}
+
+/// Writes all of `s` to `fd`. False when the descriptor refused (a closed pipe, say); callers
+/// with nowhere left to report it ignore that.
 @discardableResult
 public func writeAll(_ fd: Int32, _ s: String) -> Bool {
-    var bytes = Array(s.utf8)[...]
-    while !bytes.isEmpty {
-        let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-        if n < 0 { if errno == EINTR { continue }; return false }
-        bytes = bytes.dropFirst(n)
-    }
-    return true
+    (try? writeAll(fd, Array(s.utf8))) != nil
 }
 
 /// Writes to stderr, unbuffered, whole.
