@@ -122,12 +122,17 @@ final class HCICodecTests: XCTestCase {
     }
 
     func testControllerInfo() {
+        // Read Local Version: status, HCI 5.0 (9), revision, LMP 5.0, manufacturer 0x000f (Broadcom), subversion
         let version: [UInt8] = [0x00, 0x09, 0x00, 0x00, 0x09, 0x0f, 0x00, 0x00, 0x00]
-        XCTAssertEqual(ControllerInfo.parseVersion(version)?.hciVersion, 9)
-        XCTAssertEqual(ControllerInfo.parseVersion(version)?.manufacturer, 15)
-        XCTAssertNil(ControllerInfo.parseVersion([0x00, 0x09]))
-        let features: [UInt8] = [0x00, 0x00, 0x10, 0, 0, 0, 0, 0, 0]
-        XCTAssertEqual(ControllerInfo.parseLEFeatures(features), 1 << 12)
+        XCTAssertEqual(LocalVersionReply(returnParameters: version), LocalVersionReply(hciVersion: 9, manufacturer: 15))
+        XCTAssertNil(LocalVersionReply(returnParameters: Array(version.prefix(8))))
+        let features: [UInt8] = [0x00, 0x00, 0x10, 0, 0, 0, 0, 0, 0x80]
+        XCTAssertEqual(LEFeaturesReply(returnParameters: features)?.bits, 1 << 12 | 1 << 63)
+        XCTAssertNil(LEFeaturesReply(returnParameters: Array(features.prefix(8))))
+        XCTAssertEqual(AdvertisingSetCountReply(returnParameters: [0x00, 0x10])?.count, 16)
+        XCTAssertNil(AdvertisingSetCountReply(returnParameters: [0x00]))
+        XCTAssertTrue(ReadLocalVersion.Reply.self == LocalVersionReply.self)
+        XCTAssertTrue(LESetAdvertiseEnable.Reply.self == HCIStatusReply.self)
         XCTAssertTrue(ControllerInfo(hciVersion: 9, manufacturer: 0, leFeatures: 1 << 12).hasExtendedAdvertising)
         XCTAssertEqual(ControllerInfo(hciVersion: 6, manufacturer: 0, leFeatures: 0).versionName, "Bluetooth 4.0")
     }

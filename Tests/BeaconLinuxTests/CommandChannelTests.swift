@@ -32,6 +32,22 @@ final class CommandChannelTests: ScriptedTestCase {
         XCTAssertEqual(results, [true, true])
     }
 
+    func testRepliesAreDecodedAsTheCommandsReplyAndAShortOneIsAFailure() throws {
+        let c = controller()
+        let ch = try channel(c)
+        var version: Result<LocalVersionReply, HCICommandFailure>?
+        ch.send(ReadLocalVersion(), timeoutMs: 1000, reply: { version = $0 })
+        loop.run(atMostMs: 100) { version != nil }
+        XCTAssertEqual(try version?.get(), LocalVersionReply(hciVersion: c.hciVersion, manufacturer: 0x000f))
+        c.once[.leReadLocalFeatures] = [.returnParameters([0x00, 0x10])]
+        var features: Result<LEFeaturesReply, HCICommandFailure>?
+        ch.send(LEReadLocalSupportedFeatures(), timeoutMs: 1000, reply: { features = $0 })
+        loop.run(atMostMs: 100) { features != nil }
+        guard case .failure(let f)? = features else { return XCTFail("\(String(describing: features))") }
+        XCTAssertEqual(f, .shortReply(.leReadLocalFeatures))
+        XCTAssertEqual(ArmFailure(f), .rejected("LE Read Local Supported Features (0x2003) answered with too few return parameters"))
+    }
+
     func testAFailedWriteCompletesOnALaterTurn() throws {
         let c = controller()
         let ch = try channel(c)

@@ -10,6 +10,8 @@ enum ScriptedAnswer: Equatable {
     case commandStatus(HCIStatus)
     /// Never answered, and no effect: the hang.
     case silence
+    /// Command Complete with exactly these return parameters (status first), and no effect.
+    case returnParameters([UInt8])
 }
 
 /// What one HCIDEVUP / HCIDEVDOWN does.

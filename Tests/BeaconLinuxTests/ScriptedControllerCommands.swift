@@ -25,8 +25,13 @@ extension ScriptedHCIController {
         switch a {
         case .silence: return
         case .commandStatus(let st): reply(t, [0x04, 0x0f, 4, st.rawValue, 1, packet[1], packet[2]])
-        case .status(let st):
-            let rp = st == .success ? execute(op, params) : [st.rawValue]
+        case .status, .returnParameters:
+            var rp: [UInt8]
+            switch a {
+            case .returnParameters(let bytes): rp = bytes
+            case .status(let st) where st != .success: rp = [st.rawValue]
+            default: rp = execute(op, params)
+            }
             var event: [UInt8] = [0x04, 0x0e, UInt8(3 + rp.count), 1, packet[1], packet[2]]
             event += rp
             reply(t, event)

@@ -7,18 +7,21 @@ public struct Reset: HCICommand {
 }
 
 public struct ReadLocalVersion: HCICommand {
+    public typealias Reply = LocalVersionReply
     public static let opcode = HCIOpcode.readLocalVersion
     public init() {}
     public var parameters: [UInt8] { [] }
 }
 
 public struct LEReadLocalSupportedFeatures: HCICommand {
+    public typealias Reply = LEFeaturesReply
     public static let opcode = HCIOpcode.leReadLocalFeatures
     public init() {}
     public var parameters: [UInt8] { [] }
 }
 
 public struct LEReadNumberOfSupportedAdvertisingSets: HCICommand {
+    public typealias Reply = AdvertisingSetCountReply
     public static let opcode = HCIOpcode.leReadNumberOfSupportedAdvertisingSets
     public init() {}
     public var parameters: [UInt8] { [] }

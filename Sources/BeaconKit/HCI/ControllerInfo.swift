@@ -19,25 +19,4 @@ public struct ControllerInfo: Equatable, Sendable {
                                       7: "4.1", 8: "4.2", 9: "5.0", 10: "5.1", 11: "5.2", 12: "5.3", 13: "5.4", 14: "6.0"]
         return "Bluetooth " + (names[hciVersion] ?? "version \(hciVersion)")
     }
-
-    /// Read Local Version return parameters: status, HCI version, HCI revision (2),
-    /// LMP version, manufacturer (2), LMP subversion (2).
-    public static func parseVersion(_ rp: [UInt8]) -> (hciVersion: UInt8, manufacturer: UInt16)? {
-        guard rp.count >= 9, rp[0] == 0 else { return nil }
-        return (rp[1], UInt16(rp[5]) | UInt16(rp[6]) << 8)
-    }
-
-    /// LE Read Local Supported Features return parameters: status, 8 feature bytes (LE).
-    public static func parseLEFeatures(_ rp: [UInt8]) -> UInt64? {
-        guard rp.count >= 9, rp[0] == 0 else { return nil }
-        var v: UInt64 = 0
-        for i in 0..<8 { v |= UInt64(rp[1 + i]) << (8 * UInt64(i)) }
-        return v
-    }
-
-    /// LE Read Number of Supported Advertising Sets: status, count.
-    public static func parseAdvertisingSets(_ rp: [UInt8]) -> UInt8? {
-        guard rp.count >= 2, rp[0] == 0 else { return nil }
-        return rp[1]
-    }
 }

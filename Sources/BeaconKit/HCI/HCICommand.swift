@@ -62,8 +62,10 @@ public struct HCIOpcode: RawRepresentable, Hashable, Sendable, CustomStringConve
     }
 }
 
-/// A command the host sends: an opcode and its parameter bytes.
+/// A command the host sends: an opcode and its parameter bytes, and what its Command Complete
+/// returns (`Reply`; most commands return their status alone).
 public protocol HCICommand: Sendable {
+    associatedtype Reply: HCIReply = HCIStatusReply
     static var opcode: HCIOpcode { get }
     var parameters: [UInt8] { get }
 }

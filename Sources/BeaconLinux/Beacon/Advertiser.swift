@@ -230,12 +230,11 @@ public final class Advertiser {
             guard case .success(let version) = r else { return done(r.failure.map(ArmFailure.init)) }
             execute(LEReadLocalSupportedFeatures(), c, gen) { [unowned self] r in
                 guard case .success(let features) = r else { return done(r.failure.map(ArmFailure.init)) }
-                let v = ControllerInfo.parseVersion(version) ?? (0, 0)
-                var i = ControllerInfo(hciVersion: v.hciVersion, manufacturer: v.manufacturer,
-                                       leFeatures: ControllerInfo.parseLEFeatures(features) ?? 0)
+                var i = ControllerInfo(hciVersion: version.hciVersion, manufacturer: version.manufacturer,
+                                       leFeatures: features.bits)
                 guard i.hasExtendedAdvertising else { info = i; return done(nil) }
                 execute(LEReadNumberOfSupportedAdvertisingSets(), c, gen) { [unowned self] r in
-                    if case .success(let rp) = r { i.advertisingSets = ControllerInfo.parseAdvertisingSets(rp) ?? 0 }
+                    if case .success(let sets) = r { i.advertisingSets = sets.count }
                     info = i
                     clearPrevious(c, gen) { done(nil) }
                 }
@@ -282,7 +281,7 @@ extension ArmFailure {
         switch f {
         case .io(let e): self.init(e)
         case .timeout: self = .timeout
-        case .status: self = .rejected(f.description)
+        case .status, .shortReply: self = .rejected(f.description)
         }
     }
 }

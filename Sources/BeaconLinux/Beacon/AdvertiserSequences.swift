@@ -21,6 +21,14 @@ extension Advertiser {
         }
     }
 
+    /// `execute`, with the command's reply decoded.
+    func execute<C: HCICommand>(_ command: C, _ c: HCICommandChannel, _ gen: Int,
+                                _ done: @escaping (Result<C.Reply, HCICommandFailure>) -> Void) {
+        c.send(command, timeoutMs: commandTimeoutMs, reply: { [unowned self] r in
+            if gen == generation { done(r) }
+        })
+    }
+
     /// The steps in order; stops at the first failure.
     func chain(_ steps: [Step], _ done: @escaping StepDone) {
         guard let first = steps.first else { return done(nil) }

@@ -6,12 +6,15 @@ public enum HCICommandFailure: Error, Equatable, Sendable, CustomStringConvertib
     case io(Errno)
     case timeout(HCIOpcode)
     case status(HCIOpcode, HCIStatus)
+    /// Success, with fewer return parameters than the command's reply has.
+    case shortReply(HCIOpcode)
 
     public var description: String {
         switch self {
         case .io(let e): "\(e)"
         case .timeout(let op): "\(op) timed out"
         case .status(let op, let st): "\(op) failed: \(st)"
+        case .shortReply(let op): "\(op) answered with too few return parameters"
         }
     }
 }
@@ -62,6 +65,14 @@ public final class HCICommandChannel {
         queue.append(Pending(opcode: type(of: command).opcode, packet: command.packet, parameters: command.parameters,
                              timeoutMs: timeoutMs, done: done))
         pump()
+    }
+
+    /// `send`, with the return parameters decoded as the command's `Reply`.
+    public func send<C: HCICommand>(_ command: C, timeoutMs: Int64,
+                                    reply done: @escaping (Result<C.Reply, HCICommandFailure>) -> Void) {
+        send(command as any HCICommand, timeoutMs: timeoutMs) { r in
+            done(r.flatMap { rp in C.Reply(returnParameters: rp).map { .success($0) } ?? .failure(.shortReply(C.opcode)) })
+        }
     }
 
     /// Forgets everything queued or in flight without completing it: a newer sequence (a re-arm

@@ -150,7 +150,7 @@ public final class Scanner {
             case .success(let p): rp = p
             case .failure(let f): return done(ScanFailure(f))
             }
-            let features = ControllerInfo.parseLEFeatures(rp) ?? 0
+            let features = LEFeaturesReply(returnParameters: rp)?.bits ?? 0
             let hasExtended = ControllerInfo(hciVersion: 0, manufacturer: 0, leFeatures: features).hasExtendedAdvertising
             // Command Disallowed from a controller without extended commands is another
             // program's scan starting in between (not the legacy/extended mixing rule): ask again.
