@@ -17,6 +17,11 @@ final class ManagementCodecTests: XCTestCase {
         let s = BluetoothAddress("C2:1F:BD:14:B4:B8")!
         XCTAssertEqual(ManagementCommand.setStaticAddress(index: 0x0102, address: s).bytes,
                        [0x2b, 0x00, 0x02, 0x01, 0x06, 0x00, 0xb8, 0xb4, 0x14, 0xbd, 0x1f, 0xc2])
+        // Disconnect (0x0014): address, then LE public (1) or LE random (2)
+        XCTAssertEqual(ManagementCommand.disconnect(index: 0, address: s, random: true).bytes,
+                       [0x14, 0x00, 0x00, 0x00, 0x07, 0x00, 0xb8, 0xb4, 0x14, 0xbd, 0x1f, 0xc2, 0x02])
+        XCTAssertEqual(ManagementCommand.disconnect(index: 1, address: s, random: false).bytes.suffix(8),
+                       [0x07, 0x00, 0xb8, 0xb4, 0x14, 0xbd, 0x1f, 0xc2, 0x01].suffix(8))
     }
 
     func testCommandCompleteOfConfigurationInfo() {

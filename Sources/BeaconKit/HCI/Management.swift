@@ -82,6 +82,11 @@ public struct ManagementCommand: Equatable, Sendable {
     public static func setStaticAddress(index: UInt16, address: BluetoothAddress) -> ManagementCommand {
         ManagementCommand(.setStaticAddress, index: index, parameters: address.bytes)
     }
+    /// Disconnect (mgmt-api.txt): the peer's address (on-air byte order) and its type, LE public
+    /// (1) or LE random (2).
+    public static func disconnect(index: UInt16, address: BluetoothAddress, random: Bool) -> ManagementCommand {
+        ManagementCommand(.disconnect, index: index, parameters: address.bytes + [random ? 2 : 1])
+    }
 }
 
 /// Why a management packet could not be read. Decoders return these; they never trap.

@@ -142,15 +142,10 @@ func readUnlessWouldBlock(_ fd: FileDescriptor, _ buf: inout [UInt8]) throws(Err
 /// controller `index`: written and left; the kernel ends the link the way it ends its own, and
 /// Disconnection Complete reaches the advertiser's socket as for any other disconnection.
 func managementDisconnect(index: UInt16, address: [UInt8], random: Bool) throws(Errno) {
-    guard address.count == 6 else { throw Errno(EINVAL) }
+    guard let peer = BluetoothAddress(bytes: address) else { throw Errno(EINVAL) }
     let fd = try openHCISocket(device: UInt16(HCI_DEV_NONE), channel: UInt16(HCI_CHANNEL_CONTROL))
     defer { fd.close() }
-    // struct mgmt_hdr { le16 opcode; le16 index; le16 len; }, then bdaddr and type
-    // (BDADDR_LE_PUBLIC 1, BDADDR_LE_RANDOM 2).
-    var packet: [UInt8] = [0x14, 0x00, UInt8(index & 0xff), UInt8(index >> 8), 7, 0]
-    packet += address
-    packet.append(random ? 2 : 1)
-    _ = try fd.write(packet)
+    _ = try fd.write(ManagementCommand.disconnect(index: index, address: peer, random: random).bytes)
 }
 
 /// HCIGETDEVINFO on a control socket `fd` (the daemon's may be replaced, hence the raw number):
