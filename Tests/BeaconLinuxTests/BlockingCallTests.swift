@@ -74,13 +74,16 @@ final class BlockingCallTests: XCTestCase {
         XCTAssertFalse(controller.isChangingPower)
     }
 
-    func testAddressRepairAnswersOnALaterTurnWhenThereIsNoBoardSerial() {
+    func testAddressRepairAnswersOnALaterTurnEvenWhenEveryStepAnswersAtOnce() {
         let loop = EventLoop(clock: LoopClock(virtualStartingAt: 0))
         let repair = AddressRepair(loop: loop, log: quiet, serialPath: "/nonexistent/serial")
-        var taken: Bool?
-        repair.replace(index: 0, default: BluetoothAddress(bytes: [1, 2, 3, 4, 5, 6])!) { taken = $0 }
-        XCTAssertNil(taken, "never inside the call")
+        var outcome: Errno?? = .none
+        var powerCalls: [Bool] = []
+        repair.bringUp(index: 0, power: { up, next in powerCalls.append(up); next(nil) },
+                       address: { BluetoothAddress("B8:27:EB:18:69:7E") }) { outcome = .some($0) }
+        XCTAssertEqual(outcome, .none, "never inside the call")
         loop.runOnce()
-        XCTAssertEqual(taken, false)
+        XCTAssertEqual(outcome, .some(nil))
+        XCTAssertEqual(powerCalls, [true], "an address of its own: nothing to repair")
     }
 }

@@ -79,44 +79,17 @@ public final class KernelController: ControllerAccess {
 }
 
 extension KernelController {
-    /// HCIDEVUP with an address repair around it: an unconfigured adapter is configured and
-    /// brought up again; one that came up with a chip default address is taken down, given the
-    /// board's address and brought up again. `done` with the bring-up's outcome; an adapter that
-    /// stays unconfigured reports ENODEV, so the policy waits for it as for a missing adapter.
+    /// HCIDEVUP with the address repair around it (`AddressRepair`): an adapter that stays
+    /// unconfigured reports ENODEV, so the policy waits for it as for a missing adapter. Its steps
+    /// are one power change to anyone else (`isChangingPower`).
     private func bringUp(repairing repair: AddressRepair, _ done: @escaping (Errno?) -> Void) {
         repairing = true
-        let finishRepair: (Errno?) -> Void = { [weak self] e in
+        repair.bringUp(index: index, power: { [weak self] up, next in
+            guard let self else { return }
+            power(up: up, next)
+        }, address: { [weak self] in self?.controllerAddress() }) { [weak self] e in
             self?.repairing = false
             done(e)
-        }
-        power(up: true) { [weak self] e in
-            guard let self else { return }
-            if e == Errno(EOPNOTSUPP) {
-                return repair.configure(index: index) { [weak self] ok in
-                    guard let self else { return }
-                    guard ok else { return finishRepair(.noDevice) }
-                    power(up: true, finishRepair)
-                }
-            }
-            guard e == nil || e == .alreadyInProgress, let address = controllerAddress(),
-                  repair.wantsToReplace(index: index, address) else { return finishRepair(e) }
-            power(up: false) { [weak self] down in
-                guard let self else { return }
-                // Could not take it down: it stays up, with the default address.
-                if down != nil { return finishRepair(e) }
-                repair.replace(index: index, default: address) { [weak self] taken in
-                    // self spelt out: Swift 6.0 allows no implicit self this deep (SPEC §9)
-                    self?.power(up: true) { [weak self] e in
-                        guard let self else { return }
-                        if taken, e == nil || e == .alreadyInProgress,
-                           let now = self.controllerAddress(),
-                           BoardAddress.isChipDefault(now) {
-                            repair.didNotTake(index: self.index, now)
-                        }
-                        finishRepair(e)
-                    }
-                }
-            }
         }
     }
 }
