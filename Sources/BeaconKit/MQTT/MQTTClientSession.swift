@@ -3,12 +3,13 @@
 /// keep-alive and PINGRESP within half of it, the QoS acknowledgements a client owes, and the
 /// first failure ending the session with a reason. Pure: events in (bytes, timers, what the owner
 /// sends), actions out; the runner (BeaconLinux's `MQTTConnection`) performs them in order and
-/// keeps one loop timer per `Timer`. One value per connection attempt.
-public struct MQTTClientSession: Sendable {
+/// keeps one loop timer per `Timer`. One per connection attempt. A class, not a struct: the
+/// runner keeps it in place, and the binary is spared the copies of a large value.
+public final class MQTTClientSession {
     public enum State: Equatable, Sendable { case closed, connecting, waitingForConnAck, connected }
 
     /// The session's deadlines, one loop timer each.
-    public enum Timer: CaseIterable, Sendable {
+    public enum Timer: Sendable {
         /// From the start of the attempt (TCP included) to CONNACK.
         case connAck
         /// When a PINGREQ may be due.
@@ -17,7 +18,7 @@ public struct MQTTClientSession: Sendable {
         case pingResponse
     }
 
-    public enum Action: Equatable, Sendable {
+    public enum Action: Sendable {
         case send(MQTTPacket)
         case schedule(Timer, afterMs: Int64)
         case cancel(Timer)
@@ -39,23 +40,23 @@ public struct MQTTClientSession: Sendable {
     public init(connect: MQTTConnect) { self.connect = connect }
 
     /// The attempt starts (the transport is connecting): the CONNACK deadline runs from now.
-    public mutating func start() -> [Action] {
+    public func start() -> [Action] {
         state = .connecting
         return [.schedule(.connAck, afterMs: Self.connAckTimeoutMs)]
     }
 
     /// The transport is up: CONNECT goes.
-    public mutating func transportOpened(nowMs: Int64) -> [Action] {
+    public func transportOpened(nowMs: Int64) -> [Action] {
         guard state == .connecting else { return [] }
         state = .waitingForConnAck
         return send(.connect(connect), nowMs: nowMs)
     }
 
     /// The transport failed or could not be made.
-    public mutating func transportFailed(_ why: String) -> [Action] { fail(why) }
+    public func transportFailed(_ why: String) -> [Action] { fail(why) }
 
     /// A packet of the owner's (PUBLISH, SUBSCRIBE): sent while the session is being made or up.
-    public mutating func send(_ packet: MQTTPacket, nowMs: Int64) -> [Action] {
+    public func send(_ packet: MQTTPacket, nowMs: Int64) -> [Action] {
         guard state == .connected || state == .waitingForConnAck else { return [] }
         lastSentMs = nowMs
         return [.send(packet)]
@@ -63,14 +64,14 @@ public struct MQTTClientSession: Sendable {
 
     /// DISCONNECT when connected (so the broker does not publish the will); the session is over
     /// without a reason reported: the owner asked for it.
-    public mutating func disconnect(nowMs: Int64) -> [Action] {
+    public func disconnect(nowMs: Int64) -> [Action] {
         var out = state == .connected ? send(.disconnect, nowMs: nowMs) : []
         out += end()
         return out
     }
 
     /// Bytes from the broker, as they were read.
-    public mutating func received(_ bytes: [UInt8], nowMs: Int64) -> [Action] {
+    public func received(_ bytes: [UInt8], nowMs: Int64) -> [Action] {
         guard state == .waitingForConnAck || state == .connected else { return [] }
         reader.append(bytes)
         var out: [Action] = []
@@ -82,7 +83,7 @@ public struct MQTTClientSession: Sendable {
         return out
     }
 
-    public mutating func timerFired(_ timer: Timer, nowMs: Int64) -> [Action] {
+    public func timerFired(_ timer: Timer, nowMs: Int64) -> [Action] {
         switch timer {
         case .connAck:
             guard state == .connecting || state == .waitingForConnAck else { return [] }
@@ -102,7 +103,7 @@ public struct MQTTClientSession: Sendable {
         }
     }
 
-    private mutating func received(_ p: MQTTPacket, nowMs: Int64) -> [Action] {
+    private func received(_ p: MQTTPacket, nowMs: Int64) -> [Action] {
         switch p {
         case .connAck(let ack):
             guard state == .waitingForConnAck else { return fail("a second CONNACK") }
@@ -139,14 +140,14 @@ public struct MQTTClientSession: Sendable {
         return [.schedule(.keepAlive, afterMs: max(1000, lastSentMs + periodMs - nowMs))]
     }
 
-    private mutating func fail(_ why: String) -> [Action] {
+    private func fail(_ why: String) -> [Action] {
         guard state != .closed else { return [] }
         return end() + [.closed(why)]
     }
 
-    private mutating func end() -> [Action] {
+    private func end() -> [Action] {
         state = .closed
         reader = MQTTPacketReader()
-        return Timer.allCases.map { .cancel($0) }
+        return [.cancel(.connAck), .cancel(.keepAlive), .cancel(.pingResponse)]
     }
 }

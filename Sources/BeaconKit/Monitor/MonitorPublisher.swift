@@ -7,7 +7,7 @@
 public struct MonitorPublisher: Sendable {
     public static let refreshMs: Int64 = 30_000
 
-    public enum Action: Equatable, Sendable {
+    public enum Action: Sendable {
         case publish(MQTTPublish)
         case subscribe(MQTTSubscribe)
         /// The next refresh of the beacons' topics.

@@ -3,7 +3,7 @@
 /// probe re-sends its data every few seconds, so a live scan always hears something) means the
 /// scan is restarted. With `[monitor] rescan_s`, the scan is cycled off and on that often instead
 /// (a controller that reports each advertiser once per scan). Pure: checks in, verdicts out.
-public struct ScanDeafness: Equatable, Sendable {
+public struct ScanDeafness: Sendable {
     public static let deafAfterMs: Int64 = 60_000
 
     /// `rescan_s` in ms; nil: off (0 in the config).
@@ -15,7 +15,7 @@ public struct ScanDeafness: Equatable, Sendable {
         rescanMs = rescanS > 0 ? Int64(rescanS) * 1000 : nil
     }
 
-    public enum Verdict: Equatable, Sendable {
+    public enum Verdict: Sendable {
         /// `rescan_s`: scanning off and on again, then the next check after `checkAfterMs`.
         case cycle
         /// Nothing heard since the last check: restart the scan.

@@ -1,7 +1,7 @@
 /// Trying again after failures, as the monitor does with its scan and its broker: the wait
 /// doubles from the range's lower bound to its upper one, and each cause is said once (a cause
 /// repeated, attempt after attempt, is not said again until something else happened). Pure.
-public struct RetryBackoff: Equatable, Sendable {
+public struct RetryBackoff: Sendable {
     public let range: ClosedRange<Int64>
     /// The wait before the next attempt, should this one fail.
     public private(set) var delayMs: Int64

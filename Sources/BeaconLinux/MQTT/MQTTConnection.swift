@@ -3,7 +3,7 @@ import CLinux
 import Glibc
 
 /// What an `MQTTConnection` tells its owner.
-public enum MQTTConnectionEvent: Equatable, Sendable {
+public enum MQTTConnectionEvent: Sendable {
     /// The broker accepted the session.
     case connected
     case received(MQTTPublish)
@@ -29,13 +29,15 @@ public final class MQTTConnection {
     private var connecting: FileDescriptor?
     private var stream: StreamSocket?
     private var session: MQTTClientSession?
-    private var timers: [MQTTClientSession.Timer: LoopTimer] = [:]
+    private let connAckTimer: LoopTimer
+    private let keepAliveTimer: LoopTimer
+    private let pingResponseTimer: LoopTimer
     /// Bumped by every open and close: actions and reports of an older attempt are dropped.
     private var attempt = 0
 
     public init(loop: EventLoop) {
         self.loop = loop
-        for t in MQTTClientSession.Timer.allCases { timers[t] = loop.makeTimer() }
+        connAckTimer = loop.makeTimer(); keepAliveTimer = loop.makeTimer(); pingResponseTimer = loop.makeTimer()
     }
 
     public var state: State { session?.state ?? .closed }
@@ -43,9 +45,9 @@ public final class MQTTConnection {
     /// Starts connecting to `address` (IPv4 or IPv6 literal) `port`; CONNECT goes once TCP is up.
     public func open(address: String, port: UInt16, connect packet: MQTTConnect) {
         close()
-        var s = MQTTClientSession(connect: packet)
-        let start = s.start()
+        let s = MQTTClientSession(connect: packet)
         session = s
+        let start = s.start()
         var storage = sockaddr_storage()
         var length: socklen_t = 0
         let family: Int32
@@ -92,7 +94,7 @@ public final class MQTTConnection {
     /// Closes without a word to the broker; nothing more is reported for this attempt.
     public func close() {
         attempt += 1
-        for t in timers.values { t.cancel() }
+        connAckTimer.cancel(); keepAliveTimer.cancel(); pingResponseTimer.cancel()
         if let connecting { loop.unwatch(connecting); connecting.close() }
         connecting = nil
         stream?.close()
@@ -134,9 +136,9 @@ public final class MQTTConnection {
             case .send(let p):
                 stream?.send(p.encoded())
             case .schedule(let t, let ms):
-                timers[t]?.schedule(afterMs: ms) { [weak self] in self?.timerFired(t) }
+                timer(t).schedule(afterMs: ms) { [weak self] in self?.timerFired(t) }
             case .cancel(let t):
-                timers[t]?.cancel()
+                timer(t).cancel()
             case .connected:
                 delegate?.mqttConnection(.connected)
             case .received(let p):
@@ -150,6 +152,14 @@ public final class MQTTConnection {
                     delegate?.mqttConnection(.closed(why))
                 }
             }
+        }
+    }
+
+    private func timer(_ t: MQTTClientSession.Timer) -> LoopTimer {
+        switch t {
+        case .connAck: connAckTimer
+        case .keepAlive: keepAliveTimer
+        case .pingResponse: pingResponseTimer
         }
     }
 
