@@ -148,19 +148,19 @@ public struct DBusMessage: Equatable, Sendable {
     }
 }
 
-/// Splits a byte stream from the bus into whole messages.
+/// Splits a byte stream from the bus into whole messages (a `StreamFramer` cut by the header's
+/// lengths, at most `DBusMessage.maximumLength` each).
 public struct DBusMessageReader: Sendable {
-    private var buffer: [UInt8] = []
+    private var framer = StreamFramer(maximumFrameSize: DBusMessage.maximumLength)
     public init() {}
 
     /// Adds what was read; returns each whole message in it. Throws (and the connection should
     /// end) on bytes that are not a message.
     public mutating func feed(_ bytes: [UInt8]) throws(DBusWireError) -> [DBusMessage] {
-        buffer += bytes
+        framer.append(bytes)
         var out: [DBusMessage] = []
-        while let n = try DBusMessage.frameLength(buffer[...]), buffer.count >= n {
-            out.append(try DBusMessage.decode(Array(buffer[0..<n])))
-            buffer.removeFirst(n)
+        while let frame = try framer.next(frameLength: DBusMessage.frameLength, tooLarge: DBusWireError.tooLarge) {
+            out.append(try DBusMessage.decode(Array(frame)))
         }
         return out
     }

@@ -120,31 +120,30 @@ public enum MQTTPacket: Equatable, Sendable {
     }
 }
 
-/// Splits the byte stream from the broker into packets. Holds at most one packet's bytes beyond
-/// what was last appended: a fixed header announcing more than `maximumPacketSize` is an error
-/// before any of its body is kept, so a broker cannot make us allocate without bound.
+/// Splits the byte stream from the broker into packets (a `StreamFramer` cut by the fixed
+/// header's length). A fixed header announcing more than `maximumPacketSize` is an error before
+/// any of its body is kept, so a broker cannot make us allocate without bound.
 public struct MQTTPacketReader: Sendable {
     /// 256 KiB: far above what a beacon's observer exchanges with its broker.
     public static let defaultMaximumPacketSize = 256 * 1024
 
-    public let maximumPacketSize: Int
-    private var buffer: [UInt8] = []
-    /// Where the next packet starts in `buffer`.
-    private var start = 0
+    private var framer: StreamFramer
     /// Once the stream is out of step, every later call gives the same error.
     public private(set) var failure: MQTTWireError?
 
     public init(maximumPacketSize: Int = MQTTPacketReader.defaultMaximumPacketSize) {
-        self.maximumPacketSize = maximumPacketSize
+        framer = StreamFramer(maximumFrameSize: maximumPacketSize)
     }
 
+    public var maximumPacketSize: Int { framer.maximumFrameSize }
+
     /// Bytes received and not yet part of a packet returned.
-    public var bufferedCount: Int { buffer.count - start }
+    public var bufferedCount: Int { framer.bufferedCount }
 
     /// Adds bytes as they were read (nothing, once the reader has failed).
     public mutating func append<S: Sequence>(_ bytes: S) where S.Element == UInt8 {
         guard failure == nil else { return }
-        buffer.append(contentsOf: bytes)
+        framer.append(Array(bytes))
     }
 
     /// The next whole packet, or nil until more bytes arrive. Throws (and the connection should
@@ -152,22 +151,13 @@ public struct MQTTPacketReader: Sendable {
     public mutating func next() throws(MQTTWireError) -> MQTTPacket? {
         if let failure { throw failure }
         do throws(MQTTWireError) {
-            let rest = buffer[start...]
-            guard let n = try MQTTPacket.frameLength(rest, maximum: maximumPacketSize), rest.count >= n else { return nil }
-            let packet = try MQTTPacket.decode(rest.prefix(n))
-            start += n
-            if start == buffer.count {
-                buffer.removeAll(keepingCapacity: buffer.count <= 4096)
-                start = 0
-            } else if start >= 4096, start * 2 >= buffer.count {
-                buffer.removeFirst(start)
-                start = 0
-            }
-            return packet
+            let maximum = framer.maximumFrameSize
+            guard let frame = try framer.next(frameLength: { (b) throws(MQTTWireError) in try MQTTPacket.frameLength(b, maximum: maximum) },
+                                              tooLarge: MQTTWireError.tooLarge) else { return nil }
+            return try MQTTPacket.decode(frame)
         } catch {
             failure = error
-            buffer = []
-            start = 0
+            framer.reset()
             throw error
         }
     }

@@ -2,39 +2,52 @@ import BeaconKit
 import CLinux
 import Glibc
 
-/// One MQTT 3.1.1 session with a broker over TCP on the event loop (no TLS: docs/monitoring.md),
-/// BeaconKit's codec for the packets: a non-blocking connect, CONNECT with the will, CONNACK
-/// within `connAckTimeoutMs`, PINGREQ when nothing was sent for the keep-alive, the broker taken
-/// for gone when no PINGRESP comes within half of it. A lost or refused session is reported once
-/// through `onClose`; the owner reconnects (with back-off).
+/// What an `MQTTConnection` tells its owner.
+public enum MQTTConnectionEvent: Sendable {
+    /// The broker accepted the session.
+    case connected
+    case received(MQTTPublish)
+    /// The session ended or never started: why, in a few words. Told on a later loop turn than
+    /// the call that caused it, once per attempt; never after the owner's own `close`/`disconnect`.
+    case closed(String)
+}
+
+public protocol MQTTConnectionDelegate: AnyObject {
+    func mqttConnection(_ event: MQTTConnectionEvent)
+}
+
+/// One MQTT 3.1.1 session with a broker over TCP on the event loop (no TLS: docs/monitoring.md):
+/// the socket, a non-blocking connect, and the loop timers of BeaconKit's `MQTTClientSession`,
+/// which decides everything else (CONNECT, CONNACK deadline, keep-alive, acknowledgements).
+/// The owner reconnects (with back-off) after `.closed`.
 public final class MQTTConnection {
-    public enum State: Equatable { case closed, connecting, waitingForConnAck, connected }
-    public static let connAckTimeoutMs: Int64 = 10_000
+    public typealias State = MQTTClientSession.State
 
     private let loop: EventLoop
+    public weak var delegate: MQTTConnectionDelegate?
     /// The socket while TCP connects; then `stream` owns it.
     private var connecting: FileDescriptor?
     private var stream: StreamSocket?
-    private var reader = MQTTPacketReader()
-    private var connect: MQTTConnect?
+    private var session: MQTTClientSession?
+    private let connAckTimer: LoopTimer
     private let keepAliveTimer: LoopTimer
-    private let answerTimer: LoopTimer
-    private var lastSentMs: Int64 = 0
-    public private(set) var state = State.closed
-    public var onConnected: () -> Void = {}
-    public var onPublish: (MQTTPublish) -> Void = { _ in }
-    /// The session ended or never started: why, in a few words.
-    public var onClose: (String) -> Void = { _ in }
+    private let pingResponseTimer: LoopTimer
+    /// Bumped by every open and close: actions and reports of an older attempt are dropped.
+    private var attempt = 0
 
     public init(loop: EventLoop) {
         self.loop = loop
-        keepAliveTimer = loop.makeTimer(); answerTimer = loop.makeTimer()
+        connAckTimer = loop.makeTimer(); keepAliveTimer = loop.makeTimer(); pingResponseTimer = loop.makeTimer()
     }
+
+    public var state: State { session?.state ?? .closed }
 
     /// Starts connecting to `address` (IPv4 or IPv6 literal) `port`; CONNECT goes once TCP is up.
     public func open(address: String, port: UInt16, connect packet: MQTTConnect) {
         close()
-        connect = packet
+        let s = MQTTClientSession(connect: packet)
+        session = s
+        let start = s.start()
         var storage = sockaddr_storage()
         var length: socklen_t = 0
         let family: Int32
@@ -59,46 +72,43 @@ public final class MQTTConnection {
         guard raw >= 0 else { return fail("socket: \(Errno.current)") }
         let sock = FileDescriptor(raw)
         connecting = sock
-        state = .connecting
+        perform(start)
         let r = withUnsafePointer(to: &storage) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(sock.rawValue, $0, length) }
         }
         if r != 0 && errno != EINPROGRESS { return fail("connect: \(Errno.current)") }
         loop.watchWritable(sock) { [weak self] in self?.tcpConnected() }
-        answerTimer.schedule(afterMs: Self.connAckTimeoutMs) { [weak self] in self?.fail("no answer from the broker within \(Self.connAckTimeoutMs / 1000) s") }
     }
 
     /// Sends `packet` (queued while the socket is full).
     public func send(_ packet: MQTTPacket) {
-        guard state == .connected || state == .waitingForConnAck else { return }
-        lastSentMs = loop.now
-        stream?.send(packet.encoded())
+        perform(session?.send(packet, nowMs: loop.now) ?? [])
     }
 
-    /// DISCONNECT (so the broker does not publish the will), written, then closed.
+    /// DISCONNECT when connected (so the broker does not publish the will), written, then closed.
     public func disconnect() {
-        if state == .connected { send(.disconnect) }
+        perform(session?.disconnect(nowMs: loop.now) ?? [])
         close()
     }
 
+    /// Closes without a word to the broker; nothing more is reported for this attempt.
     public func close() {
-        keepAliveTimer.cancel(); answerTimer.cancel()
+        attempt += 1
+        connAckTimer.cancel(); keepAliveTimer.cancel(); pingResponseTimer.cancel()
         if let connecting { loop.unwatch(connecting); connecting.close() }
         connecting = nil
         stream?.close()
         stream = nil
-        reader = MQTTPacketReader()
-        state = .closed
+        session = nil
     }
 
+    /// The socket could not be made, or broke.
     private func fail(_ why: String) {
-        close()
-        // Reported on the next turn: never inside the caller's own call (open, send).
-        loop.post { [weak self] in self?.onClose(why) }
+        perform(session?.transportFailed(why) ?? [])
     }
 
     private func tcpConnected() {
-        guard let fd = connecting, let connect else { return }
+        guard let fd = connecting else { return }
         var err: Int32 = 0
         var len = socklen_t(MemoryLayout<Int32>.size)
         getsockopt(fd.rawValue, SOL_SOCKET, SO_ERROR, &err, &len)
@@ -109,62 +119,51 @@ public final class MQTTConnection {
         s.onFailure = { [weak self] in self?.fail($0) }
         stream = s
         s.watch()
-        state = .waitingForConnAck
-        send(.connect(connect))
+        perform(session?.transportOpened(nowMs: loop.now) ?? [])
     }
 
     private func received(_ bytes: [UInt8]) {
-        do throws(MQTTWireError) {
-            for p in try reader.feed(bytes) {
-                received(p)
-                if state == .closed { return }
+        perform(session?.received(bytes, nowMs: loop.now) ?? [])
+    }
+
+    /// Does what the session said, in order; stops when the attempt ends meanwhile (the
+    /// delegate closed it, or a new one began).
+    private func perform(_ actions: [MQTTClientSession.Action]) {
+        let current = attempt
+        for a in actions {
+            guard attempt == current else { return }
+            switch a {
+            case .send(let p):
+                stream?.send(p.encoded())
+            case .schedule(let t, let ms):
+                timer(t).schedule(afterMs: ms) { [weak self] in self?.timerFired(t) }
+            case .cancel(let t):
+                timer(t).cancel()
+            case .connected:
+                delegate?.mqttConnection(.connected)
+            case .received(let p):
+                delegate?.mqttConnection(.received(p))
+            case .closed(let why):
+                close()
+                // Reported on the next turn: never inside the caller's own call (open, send).
+                let reported = attempt
+                loop.post { [weak self] in
+                    guard let self, attempt == reported else { return }
+                    delegate?.mqttConnection(.closed(why))
+                }
             }
-        } catch {
-            fail("the broker sent bytes that are not MQTT (\(error))")
         }
     }
 
-    private func received(_ p: MQTTPacket) {
-        switch p {
-        case .connAck(let ack):
-            guard state == .waitingForConnAck else { return fail("a second CONNACK") }
-            guard ack.returnCode == .accepted else {
-                let hint = [.badUserNameOrPassword, .notAuthorized].contains(ack.returnCode) ? " (check [mqtt] username and password_file)" : ""
-                return fail("the broker refused the connection: \(ack.returnCode)\(hint)")
-            }
-            state = .connected
-            answerTimer.cancel()
-            scheduleKeepAlive()
-            onConnected()
-        case .publish(let pub):
-            guard state == .connected else { return }
-            // QoS 1 from the broker (a subscription granted more than asked): acknowledged.
-            if pub.qos == .atLeastOnce, let id = pub.packetID { send(.pubAck(packetID: id)) }
-            onPublish(pub)
-        case .pingResp:
-            answerTimer.cancel()
-        case .subAck, .unsubAck, .pubAck, .pubComp:
-            break
-        case .pubRec(let id):
-            send(.pubRel(packetID: id))
-        case .pubRel(let id):
-            send(.pubComp(packetID: id))
-        case .connect, .subscribe, .unsubscribe, .pingReq, .disconnect:
-            fail("the broker sent a \(p.type) packet, which only clients send")
+    private func timer(_ t: MQTTClientSession.Timer) -> LoopTimer {
+        switch t {
+        case .connAck: connAckTimer
+        case .keepAlive: keepAliveTimer
+        case .pingResponse: pingResponseTimer
         }
     }
 
-    /// PINGREQ when nothing was sent for the keep-alive; PINGRESP expected within half of it.
-    private func scheduleKeepAlive() {
-        guard let keep = connect?.keepAlive, keep > 0 else { return }
-        let periodMs = Int64(keep) * 1000
-        keepAliveTimer.schedule(afterMs: max(1000, lastSentMs + periodMs - loop.now)) { [weak self] in
-            guard let self, state == .connected else { return }
-            if loop.now - lastSentMs >= periodMs {
-                send(.pingReq)
-                answerTimer.schedule(afterMs: periodMs / 2) { [weak self] in self?.fail("no PINGRESP within \(keep / 2) s") }
-            }
-            scheduleKeepAlive()
-        }
+    private func timerFired(_ t: MQTTClientSession.Timer) {
+        perform(session?.timerFired(t, nowMs: loop.now) ?? [])
     }
 }

@@ -1,0 +1,153 @@
+/// The rules of one MQTT 3.1.1 client session, without the socket: CONNECT once the transport is
+/// up, CONNACK within `connAckTimeoutMs` of starting, PINGREQ when nothing was sent for the
+/// keep-alive and PINGRESP within half of it, the QoS acknowledgements a client owes, and the
+/// first failure ending the session with a reason. Pure: events in (bytes, timers, what the owner
+/// sends), actions out; the runner (BeaconLinux's `MQTTConnection`) performs them in order and
+/// keeps one loop timer per `Timer`. One per connection attempt. A class, not a struct: the
+/// runner keeps it in place, and the binary is spared the copies of a large value.
+public final class MQTTClientSession {
+    public enum State: Equatable, Sendable { case closed, connecting, waitingForConnAck, connected }
+
+    /// The session's deadlines, one loop timer each.
+    public enum Timer: Sendable {
+        /// From the start of the attempt (TCP included) to CONNACK.
+        case connAck
+        /// When a PINGREQ may be due.
+        case keepAlive
+        /// From a PINGREQ to its PINGRESP.
+        case pingResponse
+    }
+
+    public enum Action: Sendable {
+        case send(MQTTPacket)
+        case schedule(Timer, afterMs: Int64)
+        case cancel(Timer)
+        /// The broker accepted the session: the owner may publish and subscribe.
+        case connected
+        /// An application message from the broker.
+        case received(MQTTPublish)
+        /// The session ended (timers cancelled before it): why, in a few words, for the log.
+        case closed(String)
+    }
+
+    public static let connAckTimeoutMs: Int64 = 10_000
+
+    public let connect: MQTTConnect
+    public private(set) var state = State.closed
+    private var reader = MQTTPacketReader()
+    private var lastSentMs: Int64 = 0
+
+    public init(connect: MQTTConnect) { self.connect = connect }
+
+    /// The attempt starts (the transport is connecting): the CONNACK deadline runs from now.
+    public func start() -> [Action] {
+        state = .connecting
+        return [.schedule(.connAck, afterMs: Self.connAckTimeoutMs)]
+    }
+
+    /// The transport is up: CONNECT goes.
+    public func transportOpened(nowMs: Int64) -> [Action] {
+        guard state == .connecting else { return [] }
+        state = .waitingForConnAck
+        return send(.connect(connect), nowMs: nowMs)
+    }
+
+    /// The transport failed or could not be made.
+    public func transportFailed(_ why: String) -> [Action] { fail(why) }
+
+    /// A packet of the owner's (PUBLISH, SUBSCRIBE): sent while the session is being made or up.
+    public func send(_ packet: MQTTPacket, nowMs: Int64) -> [Action] {
+        guard state == .connected || state == .waitingForConnAck else { return [] }
+        lastSentMs = nowMs
+        return [.send(packet)]
+    }
+
+    /// DISCONNECT when connected (so the broker does not publish the will); the session is over
+    /// without a reason reported: the owner asked for it.
+    public func disconnect(nowMs: Int64) -> [Action] {
+        var out = state == .connected ? send(.disconnect, nowMs: nowMs) : []
+        out += end()
+        return out
+    }
+
+    /// Bytes from the broker, as they were read.
+    public func received(_ bytes: [UInt8], nowMs: Int64) -> [Action] {
+        guard state == .waitingForConnAck || state == .connected else { return [] }
+        reader.append(bytes)
+        var out: [Action] = []
+        do throws(MQTTWireError) {
+            while state != .closed, let p = try reader.next() { out += received(p, nowMs: nowMs) }
+        } catch {
+            out += fail("the broker sent bytes that are not MQTT (\(error))")
+        }
+        return out
+    }
+
+    public func timerFired(_ timer: Timer, nowMs: Int64) -> [Action] {
+        switch timer {
+        case .connAck:
+            guard state == .connecting || state == .waitingForConnAck else { return [] }
+            return fail("no answer from the broker within \(Self.connAckTimeoutMs / 1000) s")
+        case .pingResponse:
+            guard state == .connected else { return [] }
+            return fail("no PINGRESP within \(connect.keepAlive / 2) s")
+        case .keepAlive:
+            guard state == .connected else { return [] }
+            let periodMs = Int64(connect.keepAlive) * 1000
+            var out: [Action] = []
+            if nowMs - lastSentMs >= periodMs {
+                out += send(.pingReq, nowMs: nowMs)
+                out.append(.schedule(.pingResponse, afterMs: periodMs / 2))
+            }
+            return out + keepAlive(nowMs: nowMs)
+        }
+    }
+
+    private func received(_ p: MQTTPacket, nowMs: Int64) -> [Action] {
+        switch p {
+        case .connAck(let ack):
+            guard state == .waitingForConnAck else { return fail("a second CONNACK") }
+            guard ack.returnCode == .accepted else {
+                let hint = [.badUserNameOrPassword, .notAuthorized].contains(ack.returnCode) ? " (check [mqtt] username and password_file)" : ""
+                return fail("the broker refused the connection: \(ack.returnCode)\(hint)")
+            }
+            state = .connected
+            return [.cancel(.connAck)] + keepAlive(nowMs: nowMs) + [.connected]
+        case .publish(let pub):
+            guard state == .connected else { return [] }
+            // QoS 1 from the broker (a subscription granted more than asked): acknowledged.
+            var out: [Action] = []
+            if pub.qos == .atLeastOnce, let id = pub.packetID { out += send(.pubAck(packetID: id), nowMs: nowMs) }
+            return out + [.received(pub)]
+        case .pingResp:
+            return [.cancel(.pingResponse)]
+        case .subAck, .unsubAck, .pubAck, .pubComp:
+            return []
+        case .pubRec(let id):
+            return send(.pubRel(packetID: id), nowMs: nowMs)
+        case .pubRel(let id):
+            return send(.pubComp(packetID: id), nowMs: nowMs)
+        case .connect, .subscribe, .unsubscribe, .pingReq, .disconnect:
+            return fail("the broker sent a \(p.type) packet, which only clients send")
+        }
+    }
+
+    /// The next keep-alive check: when the keep-alive will have passed since the last packet
+    /// sent (at least a second away); none for a keep-alive of 0.
+    private func keepAlive(nowMs: Int64) -> [Action] {
+        guard connect.keepAlive > 0 else { return [] }
+        let periodMs = Int64(connect.keepAlive) * 1000
+        return [.schedule(.keepAlive, afterMs: max(1000, lastSentMs + periodMs - nowMs))]
+    }
+
+    private func fail(_ why: String) -> [Action] {
+        guard state != .closed else { return [] }
+        return end() + [.closed(why)]
+    }
+
+    private func end() -> [Action] {
+        state = .closed
+        reader = MQTTPacketReader()
+        return [.cancel(.connAck), .cancel(.keepAlive), .cancel(.pingResponse)]
+    }
+}

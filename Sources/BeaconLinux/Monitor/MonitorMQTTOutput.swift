@@ -1,0 +1,138 @@
+import BeaconKit
+import Glibc
+
+/// The monitor's MQTT output (SPEC §10): one `MQTTConnection` to the broker, what to publish
+/// decided by BeaconKit's `MonitorPublisher`. Reconnects with back-off, one log line per cause;
+/// the password file is read again at every attempt.
+public final class MonitorMQTTOutput: MonitorOutput, MQTTConnectionDelegate {
+    public static let retryMs: ClosedRange<Int64> = 1000...60_000
+
+    private let settings: MQTTSettings
+    private let node: String
+    /// The local beacon daemon's status file, published as the health topic when there is one.
+    private let healthPath: String
+    private let loop: EventLoop
+    private let log: Logger
+    private let connection: MQTTConnection
+    private let retryTimer: LoopTimer
+    private let refreshTimer: LoopTimer
+    private var retry = RetryBackoff(range: MonitorMQTTOutput.retryMs)
+    private var publisher: MonitorPublisher
+    private weak var source: MonitorStatusSource?
+    private var stopping = false
+
+    public init(settings: MQTTSettings, node: String, config: MonitorConfig, healthPath: String, loop: EventLoop, log: Logger) {
+        self.settings = settings; self.node = node; self.healthPath = healthPath; self.loop = loop; self.log = log
+        publisher = MonitorPublisher(node: node, discoveryPrefix: settings.discoveryPrefix, expectations: config.expectations,
+                                     silentAfterS: config.silentAfterS)
+        connection = MQTTConnection(loop: loop)
+        retryTimer = loop.makeTimer()
+        refreshTimer = loop.makeTimer()
+        connection.delegate = self
+    }
+
+    private var broker: String { "\(settings.host):\(settings.port)" }
+
+    // MARK: MonitorOutput
+
+    public func start(_ source: MonitorStatusSource) {
+        self.source = source
+        connect()
+    }
+
+    /// A heard/silent change (or a reboot): the beacons' topics at once; sightings without a
+    /// change are picked up by the next refresh.
+    public func show(_ status: MonitorStatus, changes: [TrackerEvent]) {
+        if !changes.isEmpty { refresh() }
+    }
+
+    /// `offline` said ourselves (a clean DISCONNECT does not fire the will), then DISCONNECT.
+    public func stop(_ status: MonitorStatus, _ done: @escaping () -> Void) {
+        stopping = true
+        retryTimer.cancel(); refreshTimer.cancel()
+        if connection.state == .connected {
+            perform(publisher.stopping())
+            connection.disconnect()
+        } else {
+            connection.close()
+        }
+        loop.post(done)
+    }
+
+    // MARK: MQTTConnectionDelegate
+
+    public func mqttConnection(_ event: MQTTConnectionEvent) {
+        switch event {
+        case .connected:
+            log.info("MQTT: connected to \(broker)\(retry.succeeded() == nil ? "" : " again")")
+            guard let tracker = source?.status.tracker else { return }
+            perform(publisher.connected(tracker, health: health()))
+        case .received(let p):
+            // Home Assistant's birth message: it lost what it knew, discovery goes again.
+            guard publisher.isBirth(p), let tracker = source?.status.tracker else { return }
+            log.info("MQTT: Home Assistant is online; sending discovery again")
+            perform(publisher.birth(tracker, health: health()))
+        case .closed(let why):
+            lost(why)
+        }
+    }
+
+    // MARK: the session
+
+    private func connect() {
+        guard !stopping else { return }
+        guard let address = resolveHost(settings.host) else {
+            return lost("cannot resolve '\(settings.host)' (give an IP address, or a name in /etc/hosts)")
+        }
+        var password: [UInt8]?
+        if let file = settings.passwordFile {
+            do throws(Errno) {
+                let bytes = try readFile(file, limit: 4096)
+                password = Array(bytes.prefix { $0 != 0x0a && $0 != 0x0d })
+            } catch {
+                return lost("cannot read the MQTT password file \(file) (\(error))")
+            }
+        }
+        let packet: MQTTConnect
+        do throws(MQTTWireError) {
+            let will = try MQTTWill(topic: publisher.statusTopic, message: Array("offline".utf8), retain: true)
+            packet = try MQTTConnect(clientID: "altbeacond-monitor-\(node)", keepAlive: settings.keepAliveS, will: will,
+                                     username: settings.username, password: password)
+        } catch {
+            return lost("cannot make the CONNECT packet (\(error))")
+        }
+        connection.open(address: address, port: settings.port, connect: packet)
+    }
+
+    /// Unreachable, refused (wrong credentials), broken: said once per cause, tried again.
+    private func lost(_ why: String) {
+        guard !stopping else { return }
+        refreshTimer.cancel()
+        let (say, afterMs) = retry.failed(why)
+        if say { log.warning("MQTT: \(broker): \(why); trying again with back-off") }
+        retryTimer.schedule(afterMs: afterMs) { [weak self] in self?.connect() }
+    }
+
+    private func refresh() {
+        guard connection.state == .connected, let tracker = source?.status.tracker else { return }
+        perform(publisher.refresh(tracker, health: health()))
+    }
+
+    private func health() -> String? {
+        guard let bytes = try? readFile(healthPath, limit: 1 << 16) else { return nil }
+        var text = Substring(String(decoding: bytes, as: UTF8.self))
+        while let l = text.last, l == "\n" || l == "\r\n" { text = text.dropLast() }
+        return String(text)
+    }
+
+    private func perform(_ actions: [MonitorPublisher.Action]) {
+        for a in actions {
+            switch a {
+            case .publish(let p): connection.send(.publish(p))
+            case .subscribe(let s): connection.send(.subscribe(s))
+            case .scheduleRefresh(let ms): refreshTimer.schedule(afterMs: ms) { [weak self] in self?.refresh() }
+            case .cannotPublish(let topic): log.warning("MQTT: cannot publish to '\(topic)'")
+            }
+        }
+    }
+}

@@ -1,0 +1,29 @@
+import Glibc
+
+/// An IP address for `host`: a literal as it is, "localhost", or the first match in /etc/hosts.
+/// No DNS: a static binary has no resolver of its own (glibc's needs its shared NSS modules).
+public func resolveHost(_ host: String) -> String? {
+    var v4 = in_addr(), v6 = in6_addr()
+    if inet_pton(AF_INET, host, &v4) == 1 || inet_pton(AF_INET6, host, &v6) == 1 { return host }
+    if host == "localhost" { return "127.0.0.1" }
+    guard let bytes = try? readFile("/etc/hosts", limit: 1 << 20) else { return nil }
+    for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
+        let fields = line.prefix { $0 != "#" }.split(whereSeparator: { $0 == " " || $0 == "\t" })
+        guard fields.count >= 2, fields.dropFirst().contains(where: { $0 == host }) else { continue }
+        let address = String(fields[0])
+        if inet_pton(AF_INET, address, &v4) == 1 || inet_pton(AF_INET6, address, &v6) == 1 { return address }
+    }
+    return nil
+}
+
+/// The machine's name as an MQTT topic level: letters, digits, '-' and '_' (others become '_').
+public func hostName() -> String {
+    var buf = [CChar](repeating: 0, count: 256)
+    guard gethostname(&buf, buf.count - 1) == 0 else { return "altbeacond" }
+    let cleaned = String(decoding: buf.prefix { $0 != 0 }.prefix(64).map { c -> UInt8 in
+        let b = UInt8(bitPattern: c)
+        let ok = (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5a) || (b >= 0x61 && b <= 0x7a) || b == 0x2d || b == 0x5f
+        return ok ? b : 0x5f
+    }, as: UTF8.self)
+    return cleaned.isEmpty ? "altbeacond" : cleaned
+}
