@@ -44,7 +44,11 @@ final class BlockingCallTests: XCTestCase {
         XCTAssertTrue(done)
     }
 
-    /// The control descriptor -1 makes HCIDEVUP/HCIDEVDOWN fail with EBADF, off the loop.
+    /// The control descriptor -1 makes HCIDEVUP/HCIDEVDOWN fail, off the loop: EBADF from the
+    /// kernel, ENOTTY from qemu-user (the aarch64 unit tests), which refuses an ioctl it does not know.
+    func isTheIoctlsOwnFailure(_ e: Errno??) -> Bool {
+        e == .some(Errno(EBADF)) || e == .some(Errno(ENOTTY))
+    }
     func testAPowerCallWhileAnotherRunsIsRefused() {
         let loop = EventLoop()
         let controller = KernelController(index: 0, loop: loop, controlFD: { -1 })
@@ -55,7 +59,7 @@ final class BlockingCallTests: XCTestCase {
         XCTAssertEqual(second, .none, "refused on a later turn, never inside the call")
         run(loop) { first != .none && second != .none }
         XCTAssertEqual(second, .some(.callInProgress))
-        XCTAssertEqual(first, .some(Errno(EBADF)))
+        XCTAssertTrue(isTheIoctlsOwnFailure(first), "\(String(describing: first))")
         XCTAssertFalse(controller.isChangingPower)
     }
 
@@ -70,7 +74,7 @@ final class BlockingCallTests: XCTestCase {
         XCTAssertEqual(second, .none, "refused on a later turn, never inside the call")
         run(loop) { first != .none && second != .none }
         XCTAssertEqual(second, .some(.callInProgress), "the repair's steps are not interleaved with another call")
-        XCTAssertEqual(first, .some(Errno(EBADF)), "the bring-up's outcome goes to its own caller")
+        XCTAssertTrue(isTheIoctlsOwnFailure(first), "the bring-up's outcome goes to its own caller: \(String(describing: first))")
         XCTAssertFalse(controller.isChangingPower)
     }
 
