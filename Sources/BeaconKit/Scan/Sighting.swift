@@ -106,25 +106,6 @@ func jsonMember(_ f: FrameField) -> String {
     jsonString(f.key) + ":" + (f.isNumber ? f.value : jsonString(f.value))
 }
 
-/// A JSON string literal (RFC 8259): quotes, backslashes and control characters escaped;
-/// DEL and the C1 controls too, so no raw control byte reaches a terminal.
-public func jsonString(_ s: String) -> String {
-    var out = "\""
-    for u in s.unicodeScalars {
-        switch u {
-        case "\"": out += "\\\""
-        case "\\": out += "\\\\"
-        case "\n": out += "\\n"
-        case "\r": out += "\\r"
-        case "\t": out += "\\t"
-        case _ where u.value < 0x20 || (u.value >= 0x7f && u.value < 0xa0):
-            out += "\\u00" + hexString(CollectionOfOne(UInt8(u.value)))
-        default: out.unicodeScalars.append(u)
-        }
-    }
-    return out + "\""
-}
-
 /// What identifies a row: the frame type, then the frame's IDs as beacon apps group them
 /// (AltBeacon and iBeacon: UUID, major, minor; Overflow Area: matching byte, major, minor;
 /// Eddystone-UID: namespace, instance; Eddystone-URL: the URL), or the sender's address for a frame without IDs (TLM). The frames
