@@ -1,9 +1,12 @@
 /// One kind of beacon advertisement (SPEC §3). Each frame type is one file: a value type that
 /// encodes itself as the AD structures sent on air, decodes itself from what a scanner heard,
-/// and lists its fields for `check` and `scan`. The advertiser, the interference classifier,
-/// `check` and `scan` use frames only through this protocol and `BeaconFrames.types`.
+/// lists its fields for `check` and `scan`, and says how a heard one is identified, how loud it
+/// says it is, and what `calibrate` and the monitor make of it. Everything else (the advertiser,
+/// the interference classifier, `check`, `scan`, `calibrate`, the monitor) uses frames only
+/// through this protocol and the registry, `BeaconFrames.types`.
 public protocol BeaconFrame: Sendable {
-    /// Its name in `check` (`advertising-data[<name>]`), `scan`'s type column and JSON, and the log.
+    /// Its name in `check` (`advertising-data[<name>]`), `scan`'s type column and JSON, the
+    /// monitor's `type =`, and the log.
     static var name: String { get }
     /// The AD structures exactly as sent, flags first, at most 31 bytes (a whole legacy payload).
     /// Frames that carry telemetry read it from `telemetry`; the others ignore it.
@@ -17,15 +20,81 @@ public protocol BeaconFrame: Sendable {
     var isConnectable: Bool { get }
     /// The scan response a connectable frame answers scan requests with; empty for the others.
     var scanResponseData: [UInt8] { get }
+
+    /// The keys of `fields` that identify a heard frame (its scan row, the `[expect.NAME]` keys
+    /// a monitor matches it by), in the order the monitor's messages list them. Empty: the frame
+    /// carries no ID and is told apart by its sender's address (TLM, the GATT identity).
+    static var identifyingKeys: [String] { get }
+    /// The power the frame says a receiver measures near it, for distance and `calibrate`; nil
+    /// when it carries none.
+    var referencePower: ReferencePower? { get }
+    /// The line `calibrate` prints to paste into the config, for `rssiAt1m` (dBm, rounded)
+    /// measured 1 m away; nil for a frame without a reference power.
+    static func calibrationLine(rssiAt1m: Int) -> String?
+    /// True when the payload changes while on air (telemetry): the advertiser refreshes it from
+    /// `Telemetry`, and the monitor does not cache its payloads.
+    var carriesTelemetry: Bool { get }
+    /// What a heard frame says of its beacon (TLM), for the monitor: nil for the others, and for
+    /// a frame the daemon sends (its telemetry comes from `Telemetry`).
+    var telemetryReceived: Telemetry? { get }
+    /// Fields that change on every advert of a healthy beacon (TLM's counters): a scan line
+    /// reports no change for them.
+    static var countingKeys: [String] { get }
+    /// How near a heard frame is: from the distance, by default.
+    static func proximity(rssi: Int8, distanceMeters: Double?) -> Proximity
+    /// The frame a monitor's `[expect.NAME]` table of this type describes, from its
+    /// `identifyingKeys`; nil, with the problems reported on `table`, when refused. Never asked
+    /// of a frame without `identifyingKeys`.
+    static func expected(_ table: inout ExpectationTable) -> Self?
+    /// Why `[expect.NAME]` refuses this type, when it has no `identifyingKeys`.
+    static var notExpectable: String { get }
 }
 
 extension BeaconFrame {
     public var name: String { Self.name }
     public var isConnectable: Bool { false }
     public var scanResponseData: [UInt8] { [] }
-    /// True when the payload changes while on air (telemetry): the advertiser refreshes it.
-    public var carriesTelemetry: Bool {
-        advertisingData(.zero) != advertisingData(Telemetry(uptimeDeciseconds: 1, advertisingCount: 1, temperature: nil))
+    public static var identifyingKeys: [String] { [] }
+    public var referencePower: ReferencePower? { nil }
+    public static func calibrationLine(rssiAt1m: Int) -> String? { nil }
+    public var carriesTelemetry: Bool { false }
+    public var telemetryReceived: Telemetry? { nil }
+    public static var countingKeys: [String] { [] }
+    public static func proximity(rssi: Int8, distanceMeters: Double?) -> Proximity { Proximity(distanceMeters: distanceMeters) }
+    public static func expected(_ table: inout ExpectationTable) -> Self? { nil }
+    public static var notExpectable: String { "\(name) frames carry no ID" }
+
+    /// The fields that identify it (`identifyingKeys`), in display order.
+    public var identifyingFields: [FrameField] {
+        let keys = Self.identifyingKeys
+        return keys.isEmpty ? [] : fields.filter { keys.contains($0.key) }
+    }
+
+    /// The other fields (AltBeacon: power, company_id, reserved), in display order.
+    public var otherFields: [FrameField] {
+        let keys = Self.identifyingKeys
+        return keys.isEmpty ? fields : fields.filter { !keys.contains($0.key) }
+    }
+}
+
+/// The signal a frame says a receiver gets at the distance its format names.
+public enum ReferencePower: Equatable, Sendable {
+    /// dBm at 1 m: AltBeacon's REFERENCE RSSI, iBeacon's measured power.
+    case oneMetre(Int8)
+    /// dBm at 0 m: Eddystone's TX power.
+    case zeroMetres(Int8)
+
+    /// The usual loss over the first metre (Google's own guidance for Eddystone; `power_0m`
+    /// defaults from `beacon.power` by it).
+    public static let firstMetreLossDb = 41
+
+    /// The figure at 1 m. A 0 m figure less `firstMetreLossDb`: rougher, but acceptable for a
+    /// distance that is a rough guide anyway.
+    public var dBmAt1m: Int {
+        switch self {
+        case .oneMetre(let p): Int(p)
+        case .zeroMetres(let p): Int(p) - Self.firstMetreLossDb
+        }
     }
 }
 
@@ -86,22 +155,6 @@ public struct ConfiguredFrame: Equatable, Sendable {
     }
 }
 
-/// The frame types altbeacond knows, in the fixed order frames go on air and are listed.
-/// A new frame type is a new file with a `BeaconFrame` and one entry here (plus its config keys).
-public enum BeaconFrames {
-    public static let types: [any BeaconFrame.Type] = [
-        AltBeaconFrame.self, IBeaconFrame.self, OverflowAreaFrame.self, EddystoneUIDFrame.self, EddystoneURLFrame.self,
-        EddystoneTLMFrame.self,
-    ]
-
-    public static var names: [String] { types.map { $0.name } }
-
-    /// Every frame found in a received payload (usually one).
-    public static func decode(_ data: ArraySlice<UInt8>) -> [any BeaconFrame] {
-        types.compactMap { $0.decode(data) }
-    }
-}
-
 /// The AD structures of an advertising payload, each as (type, data), every length checked.
 /// Stops at an early zero length (the rest is padding) or a structure running off the end.
 public func adStructures(_ data: ArraySlice<UInt8>) -> [(type: UInt8, data: ArraySlice<UInt8>)] {
@@ -116,6 +169,12 @@ public func adStructures(_ data: ArraySlice<UInt8>) -> [(type: UInt8, data: Arra
         i = end
     }
     return out
+}
+
+/// `calibrate`'s `power = ...` line (a reference RSSI at 1 m, -127...0 as `beacon.power`), with
+/// where it goes.
+func powerLine(_ rssiAt1m: Int, comment: String) -> String {
+    "power = \(min(0, max(-127, rssiAt1m)))   # \(comment)"
 }
 
 /// The flags AD every frame starts with: LE General Discoverable, BR/EDR not supported.

@@ -22,4 +22,12 @@ enum Eddystone {
         }
         return nil
     }
+
+    /// `calibrate`'s line for UID and URL: the TX power at 0 m, the 1 m figure plus the first
+    /// metre's loss, within `power_0m`'s range.
+    static func calibrationLine(rssiAt1m: Int) -> String {
+        let range = ConfigValidator.eddystonePowerRange
+        let power = min(Int(range.upperBound), max(Int(range.lowerBound), rssiAt1m + ReferencePower.firstMetreLossDb))
+        return "power_0m = \(power)   # [eddystone]"
+    }
 }

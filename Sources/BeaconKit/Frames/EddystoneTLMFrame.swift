@@ -7,6 +7,13 @@ public struct EddystoneTLMFrame: BeaconFrame, Equatable {
 
     public init(received: Telemetry? = nil) { self.received = received }
 
+    public var carriesTelemetry: Bool { true }
+    public var telemetryReceived: Telemetry? { received }
+    public static let countingKeys = ["adv_count", "uptime_s"]
+    /// No ID: a scan row per sender, and the monitor reads it as telemetry of the beacon last
+    /// heard from the same address.
+    public static let notExpectable = "TLM frames carry no ID. Expect the beacon's other frame (eddystone-uid, eddystone-url, ...); its TLM is read from the same address"
+
     public static let temperatureNotSupported: UInt16 = 0x8000
 
     public func advertisingData(_ t: Telemetry) -> [UInt8] {

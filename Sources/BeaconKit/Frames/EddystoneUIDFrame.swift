@@ -28,4 +28,16 @@ public struct EddystoneUIDFrame: BeaconFrame, Equatable {
         return EddystoneUIDFrame(namespace: Array(d[(s + 2)..<(s + 12)]), instance: Array(d[(s + 12)..<(s + 18)]),
                                  power0m: Int8(bitPattern: d[s + 1]))
     }
+
+    public static let identifyingKeys = ["namespace", "instance"]
+    public var referencePower: ReferencePower? { .zeroMetres(power0m) }
+    public static func calibrationLine(rssiAt1m: Int) -> String? { Eddystone.calibrationLine(rssiAt1m: rssiAt1m) }
+
+    /// The TX power plays no part in matching.
+    public static func expected(_ table: inout ExpectationTable) -> EddystoneUIDFrame? {
+        let namespace = table.hexDigits("namespace", digits: 20, example: "\"edd1ebeac04e5defa017\"")
+        let instance = table.hexDigits("instance", digits: 12, example: "\"0123456789ab\"")
+        guard let namespace, let instance else { return nil }
+        return EddystoneUIDFrame(namespace: namespace, instance: instance, power0m: 0)
+    }
 }

@@ -77,4 +77,13 @@ public struct EddystoneURLFrame: BeaconFrame, Equatable {
               Int(d[d.startIndex + 2]) < schemes.count else { return nil }
         return EddystoneURLFrame(encoded: Array(d.dropFirst(2)), power0m: Int8(bitPattern: d[d.startIndex + 1]))
     }
+
+    public static let identifyingKeys = ["url"]
+    public var referencePower: ReferencePower? { .zeroMetres(power0m) }
+    public static func calibrationLine(rssiAt1m: Int) -> String? { Eddystone.calibrationLine(rssiAt1m: rssiAt1m) }
+
+    /// The TX power plays no part in matching.
+    public static func expected(_ table: inout ExpectationTable) -> EddystoneURLFrame? {
+        table.url().map { EddystoneURLFrame(encoded: $0, power0m: 0) }
+    }
 }

@@ -37,4 +37,16 @@ public struct IBeaconFrame: BeaconFrame, Equatable {
         }
         return nil
     }
+
+    public static let identifyingKeys = ["uuid", "major", "minor"]
+    public var referencePower: ReferencePower? { .oneMetre(power) }
+
+    public static func calibrationLine(rssiAt1m: Int) -> String? {
+        powerLine(rssiAt1m, comment: "[ibeacon] (or [beacon] when it is the same)")
+    }
+
+    /// The measured power plays no part in matching: the default stands in.
+    public static func expected(_ table: inout ExpectationTable) -> IBeaconFrame? {
+        table.uuidMajorMinor().map { IBeaconFrame(uuid: $0.uuid, major: $0.major, minor: $0.minor, power: BeaconIdentity.defaultPower) }
+    }
 }

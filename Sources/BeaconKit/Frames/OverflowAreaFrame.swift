@@ -68,4 +68,17 @@ public struct OverflowAreaFrame: BeaconFrame, Equatable {
         }
         return nil
     }
+
+    /// Major and minor first: the matching byte may be left out of `[expect.NAME]` (0xAA).
+    /// It carries no power: its iBeacon's distance and calibration apply.
+    public static let identifyingKeys = ["major", "minor", "matching_byte"]
+
+    public static func expected(_ table: inout ExpectationTable) -> OverflowAreaFrame? {
+        let major = table.number("major", 0...65535)
+        let minor = table.number("minor", 0...65535)
+        let matching = table.number("matching_byte", 0...255, required: false) ?? Int64(defaultMatchingByte)
+        guard let major, let minor else { return nil }
+        return OverflowAreaFrame(major: UInt16(truncatingIfNeeded: major), minor: UInt16(truncatingIfNeeded: minor),
+                                 matchingByte: UInt8(truncatingIfNeeded: matching))
+    }
 }

@@ -3,11 +3,10 @@
 public struct Expectation: Equatable, Sendable {
     /// NAME of `[expect.NAME]`: 1-64 of `A-Z a-z 0-9 _ -` (an MQTT topic level, a Prometheus label).
     public var name: String
-    /// "altbeacon", "ibeacon", "overflow-area", "eddystone-uid" or "eddystone-url".
+    /// The frame's name: a `BeaconFrames.types` entry with `identifyingKeys`.
     public var type: String
-    /// The identifying fields in display order (altbeacon, ibeacon: uuid, major, minor;
-    /// overflow-area: matching_byte, major, minor; eddystone-uid: namespace, instance;
-    /// eddystone-url: url), keys and values as scan prints them.
+    /// The identifying fields in display order (the frame type's `identifyingKeys`), keys and
+    /// values as scan prints them.
     public var fields: [FrameField]
 
     public static let nameMaxLength = 64
@@ -18,8 +17,7 @@ public struct Expectation: Equatable, Sendable {
 
     /// The expectation of exactly `frame`'s identifying fields (what a sighting of it would show).
     public init(name: String, frame: any BeaconFrame) {
-        let keys = BeaconKey.identifyingKeys[frame.name] ?? []
-        self.init(name: name, type: frame.name, fields: frame.fields.filter { keys.contains($0.key) })
+        self.init(name: name, type: frame.name, fields: frame.identifyingFields)
     }
 
     /// Whether `s` is a sighting of this beacon frame: same type, same identifying fields

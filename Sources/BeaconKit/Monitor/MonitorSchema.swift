@@ -7,16 +7,13 @@ enum MonitorSchema {
         ("mqtt", ["host", "port", "username", "password_file", "keepalive_s", "discovery_prefix"]),
     ]
 
-    static let expectKeys = ["type", "uuid", "major", "minor", "matching_byte", "namespace", "instance", "url"]
+    /// The keys of `[expect.NAME]`: `type`, then every expectable frame type's ID keys.
+    static let expectKeys: [String] = types.reduce(into: ["type"]) { keys, t in
+        for k in t.identifyingKeys where !keys.contains(k) { keys.append(k) }
+    }
 
-    /// The types that can be expected, in `BeaconFrames.types` order, with their ID keys.
-    static let types: [(name: String, keys: [String])] = [
-        (AltBeaconFrame.name, ["uuid", "major", "minor"]),
-        (IBeaconFrame.name, ["uuid", "major", "minor"]),
-        (OverflowAreaFrame.name, ["major", "minor", "matching_byte"]),
-        (EddystoneUIDFrame.name, ["namespace", "instance"]),
-        (EddystoneURLFrame.name, ["url"]),
-    ]
+    /// The frame types that can be expected (those with IDs), in `BeaconFrames.types` order.
+    static let types: [any BeaconFrame.Type] = BeaconFrames.types.filter { !$0.identifyingKeys.isEmpty }
 
     static func keys(of table: String) -> [String]? {
         tables.first { sameKey($0.name, table) }?.keys

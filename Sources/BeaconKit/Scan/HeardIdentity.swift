@@ -26,6 +26,9 @@ public struct HeardGATTIdentity: BeaconFrame, Equatable {
         GATTIdentity.isAdvertised(in: data) ? HeardGATTIdentity(localName: localName(in: data)) : nil
     }
 
+    /// It carries no power: ranged by RSSI as the iOS library does.
+    public static func proximity(rssi: Int8, distanceMeters _: Double?) -> Proximity { Proximity(identityRSSI: rssi) }
+
     /// The Complete Local Name (0x09), else the Shortened one (0x08), in a payload.
     public static func localName(in data: ArraySlice<UInt8>) -> [UInt8]? {
         let ads = adStructures(data)
