@@ -1,6 +1,7 @@
 /// AltBeacon (github.com/AltBeacon/spec): the `[beacon]` table, 31 bytes.
-public struct AltBeaconFrame: BeaconFrame, Equatable {
-    public static let name = "altbeacon"
+public struct AltBeaconFrame: ExpectableFrame, Equatable {
+    public static let traits = FrameTraits(name: "altbeacon", identifyingKeys: ["uuid", "major", "minor"],
+                                           calibrationLine: { configLine("power", $0, -127...0, "[beacon]") })
     public var identity: BeaconIdentity
     public init(_ identity: BeaconIdentity) { self.identity = identity }
 
@@ -17,14 +18,9 @@ public struct AltBeaconFrame: BeaconFrame, Equatable {
         AltBeacon.find(inAdvertisingData: data).map(AltBeaconFrame.init)
     }
 
-    public static let identifyingKeys = ["uuid", "major", "minor"]
-    public var referencePower: ReferencePower? { .oneMetre(identity.power) }
+    public var powerAt1m: Int? { Int(identity.power) }
 
-    public static func calibrationLine(rssiAt1m: Int) -> String? {
-        powerLine(rssiAt1m, comment: "[beacon]")
-    }
-
-    public static func expected(_ table: inout ExpectationTable) -> AltBeaconFrame? {
-        table.uuidMajorMinor().map { AltBeaconFrame(BeaconIdentity(uuid: $0.uuid, major: $0.major, minor: $0.minor)) }
+    static func expected(_ config: inout ConfigValidator, _ table: TOMLTable, name: String) -> AltBeaconFrame? {
+        config.expectedUUIDMajorMinor(table, name).map { AltBeaconFrame(BeaconIdentity(uuid: $0.uuid, major: $0.major, minor: $0.minor)) }
     }
 }

@@ -1,13 +1,14 @@
 /// One kind of beacon advertisement (SPEC §3). Each frame type is one file: a value type that
 /// encodes itself as the AD structures sent on air, decodes itself from what a scanner heard,
-/// lists its fields for `check` and `scan`, and says how a heard one is identified, how loud it
-/// says it is, and what `calibrate` and the monitor make of it. Everything else (the advertiser,
-/// the interference classifier, `check`, `scan`, `calibrate`, the monitor) uses frames only
-/// through this protocol and the registry, `BeaconFrames.types`.
+/// lists its fields for `check` and `scan`, says how loud it is, and names what every frame of
+/// its type shares (`traits`: its name, how a heard one is identified, calibrated and ranged).
+/// Frames the monitor can expect are also `ExpectableFrame`s, frames carrying telemetry
+/// `TelemetryFrame`s. Everything else (the advertiser, the interference classifier, `check`,
+/// `scan`, `calibrate`, the monitor) uses frames only through these protocols and the registry,
+/// `BeaconFrames.types`.
 public protocol BeaconFrame: Sendable {
-    /// Its name in `check` (`advertising-data[<name>]`), `scan`'s type column and JSON, the
-    /// monitor's `type =`, and the log.
-    static var name: String { get }
+    /// What every frame of the type shares (`FrameTraits`).
+    static var traits: FrameTraits { get }
     /// The AD structures exactly as sent, flags first, at most 31 bytes (a whole legacy payload).
     /// Frames that carry telemetry read it from `telemetry`; the others ignore it.
     func advertisingData(_ telemetry: Telemetry) -> [UInt8]
@@ -16,85 +17,49 @@ public protocol BeaconFrame: Sendable {
     /// The frame in a received advertising payload, or nil when it holds no such frame. Checks
     /// every length before reading: any nearby device can send these bytes.
     static func decode(_ data: ArraySlice<UInt8>) -> Self?
-    /// Connectable and scannable (ADV_IND) rather than ADV_NONCONN_IND: only the GATT identity.
-    var isConnectable: Bool { get }
     /// The scan response a connectable frame answers scan requests with; empty for the others.
     var scanResponseData: [UInt8] { get }
+    /// The signal it says a receiver measures 1 m away, in dBm, for distance and `calibrate`:
+    /// AltBeacon's REFERENCE RSSI and iBeacon's measured power are at 1 m, Eddystone's TX power
+    /// at 0 m less the first metre's loss; nil when it carries no power.
+    var powerAt1m: Int? { get }
+}
 
-    /// The keys of `fields` that identify a heard frame (its scan row, the `[expect.NAME]` keys
-    /// a monitor matches it by), in the order the monitor's messages list them. Empty: the frame
-    /// carries no ID and is told apart by its sender's address (TLM, the GATT identity).
-    static var identifyingKeys: [String] { get }
-    /// The power the frame says a receiver measures near it, for distance and `calibrate`; nil
-    /// when it carries none.
-    var referencePower: ReferencePower? { get }
-    /// The line `calibrate` prints to paste into the config, for `rssiAt1m` (dBm, rounded)
-    /// measured 1 m away; nil for a frame without a reference power.
-    static func calibrationLine(rssiAt1m: Int) -> String?
-    /// True when the payload changes while on air (telemetry): the advertiser refreshes it from
-    /// `Telemetry`, and the monitor does not cache its payloads.
-    var carriesTelemetry: Bool { get }
-    /// What a heard frame says of its beacon (TLM), for the monitor: nil for the others, and for
-    /// a frame the daemon sends (its telemetry comes from `Telemetry`).
-    var telemetryReceived: Telemetry? { get }
-    /// Fields that change on every advert of a healthy beacon (TLM's counters): a scan line
-    /// reports no change for them.
-    static var countingKeys: [String] { get }
-    /// How near a heard frame is: from the distance, by default.
-    static func proximity(rssi: Int8, distanceMeters: Double?) -> Proximity
-    /// The frame a monitor's `[expect.NAME]` table of this type describes, from its
-    /// `identifyingKeys`; nil, with the problems reported on `table`, when refused. Never asked
-    /// of a frame without `identifyingKeys`.
-    static func expected(_ table: inout ExpectationTable) -> Self?
-    /// Why `[expect.NAME]` refuses this type, when it has no `identifyingKeys`.
-    static var notExpectable: String { get }
+/// A frame the monitor can expect (`[expect.NAME]`): one with `identifyingKeys`.
+protocol ExpectableFrame: BeaconFrame {
+    /// The frame an `[expect.NAME]` table of this type describes (`table`, named `name` in
+    /// messages), read from its `identifyingKeys` with `config`'s typed readers; nil, with the
+    /// problems reported, when refused.
+    static func expected(_ config: inout ConfigValidator, _ table: TOMLTable, name: String) -> Self?
+}
+
+/// A frame whose payload changes while on air: it carries the beacon's telemetry (TLM).
+protocol TelemetryFrame: BeaconFrame {
+    /// What a heard frame said; nil for a frame the daemon sends (it encodes `Telemetry`).
+    var received: Telemetry? { get }
 }
 
 extension BeaconFrame {
-    public var name: String { Self.name }
-    public var isConnectable: Bool { false }
+    /// Its name in `check` (`advertising-data[<name>]`), `scan`'s type column and JSON, the
+    /// monitor's `type =`, and the log.
+    public static var name: String { traits.name }
+    public var name: String { Self.traits.name }
+    /// Connectable and scannable (ADV_IND) rather than ADV_NONCONN_IND: only the GATT identity.
+    public var isConnectable: Bool { Self.traits.isConnectable }
     public var scanResponseData: [UInt8] { [] }
-    public static var identifyingKeys: [String] { [] }
-    public var referencePower: ReferencePower? { nil }
-    public static func calibrationLine(rssiAt1m: Int) -> String? { nil }
-    public var carriesTelemetry: Bool { false }
-    public var telemetryReceived: Telemetry? { nil }
-    public static var countingKeys: [String] { [] }
-    public static func proximity(rssi: Int8, distanceMeters: Double?) -> Proximity { Proximity(distanceMeters: distanceMeters) }
-    public static func expected(_ table: inout ExpectationTable) -> Self? { nil }
-    public static var notExpectable: String { "\(name) frames carry no ID" }
+    public var powerAt1m: Int? { nil }
 
-    /// The fields that identify it (`identifyingKeys`), in display order.
-    public var identifyingFields: [FrameField] {
-        let keys = Self.identifyingKeys
-        return keys.isEmpty ? [] : fields.filter { keys.contains($0.key) }
-    }
-
+    /// True when the payload changes while on air (a `TelemetryFrame`): the advertiser
+    /// refreshes it from `Telemetry`, the monitor does not cache its payloads.
+    public var carriesTelemetry: Bool { self is any TelemetryFrame }
+    /// The fields that identify it (`FrameTraits.identifyingKeys`), in display order.
+    public var identifyingFields: [FrameField] { fields(identifying: true) }
     /// The other fields (AltBeacon: power, company_id, reserved), in display order.
-    public var otherFields: [FrameField] {
-        let keys = Self.identifyingKeys
-        return keys.isEmpty ? fields : fields.filter { !keys.contains($0.key) }
-    }
-}
+    public var otherFields: [FrameField] { fields(identifying: false) }
 
-/// The signal a frame says a receiver gets at the distance its format names.
-public enum ReferencePower: Equatable, Sendable {
-    /// dBm at 1 m: AltBeacon's REFERENCE RSSI, iBeacon's measured power.
-    case oneMetre(Int8)
-    /// dBm at 0 m: Eddystone's TX power.
-    case zeroMetres(Int8)
-
-    /// The usual loss over the first metre (Google's own guidance for Eddystone; `power_0m`
-    /// defaults from `beacon.power` by it).
-    public static let firstMetreLossDb = 41
-
-    /// The figure at 1 m. A 0 m figure less `firstMetreLossDb`: rougher, but acceptable for a
-    /// distance that is a rough guide anyway.
-    public var dBmAt1m: Int {
-        switch self {
-        case .oneMetre(let p): Int(p)
-        case .zeroMetres(let p): Int(p) - Self.firstMetreLossDb
-        }
+    func fields(identifying: Bool) -> [FrameField] {
+        let keys = Self.traits.identifyingKeys
+        return fields.filter { keys.contains($0.key) == identifying }
     }
 }
 
@@ -169,12 +134,6 @@ public func adStructures(_ data: ArraySlice<UInt8>) -> [(type: UInt8, data: Arra
         i = end
     }
     return out
-}
-
-/// `calibrate`'s `power = ...` line (a reference RSSI at 1 m, -127...0 as `beacon.power`), with
-/// where it goes.
-func powerLine(_ rssiAt1m: Int, comment: String) -> String {
-    "power = \(min(0, max(-127, rssiAt1m)))   # \(comment)"
 }
 
 /// The flags AD every frame starts with: LE General Discoverable, BR/EDR not supported.

@@ -23,11 +23,18 @@ enum Eddystone {
         return nil
     }
 
-    /// `calibrate`'s line for UID and URL: the TX power at 0 m, the 1 m figure plus the first
-    /// metre's loss, within `power_0m`'s range.
-    static func calibrationLine(rssiAt1m: Int) -> String {
+    /// The usual loss over the first metre, in dB (Google's own guidance; `power_0m` defaults
+    /// from `beacon.power` by it).
+    static let firstMetreLossDb = 41
+
+    /// The TX power at 0 m as a 1 m figure: rougher than a power measured at 1 m, but acceptable
+    /// for a distance that is a rough guide anyway.
+    static func powerAt1m(_ power0m: Int8) -> Int { Int(power0m) - firstMetreLossDb }
+
+    /// `calibrate`'s line for UID and URL: the 1 m figure plus the first metre's loss, within
+    /// `power_0m`'s range.
+    @Sendable static func calibrationLine(_ rssiAt1m: Int) -> String {
         let range = ConfigValidator.eddystonePowerRange
-        let power = min(Int(range.upperBound), max(Int(range.lowerBound), rssiAt1m + ReferencePower.firstMetreLossDb))
-        return "power_0m = \(power)   # [eddystone]"
+        return configLine("power_0m", rssiAt1m + firstMetreLossDb, Int(range.lowerBound)...Int(range.upperBound), "[eddystone]")
     }
 }

@@ -1,18 +1,15 @@
 /// Eddystone-TLM (unencrypted, version 0): battery, temperature, advertising count and uptime.
 /// Its bytes change while on air: the advertiser refreshes them from `Telemetry`.
-public struct EddystoneTLMFrame: BeaconFrame, Equatable {
-    public static let name = "eddystone-tlm"
+public struct EddystoneTLMFrame: TelemetryFrame, Equatable {
+    /// No ID: a scan row per sender, and the monitor reads it as telemetry of the beacon last
+    /// heard from the same address.
+    public static let traits = FrameTraits(
+        name: "eddystone-tlm", countingKeys: ["adv_count", "uptime_s"],
+        notExpectable: "TLM frames carry no ID. Expect the beacon's other frame (eddystone-uid, eddystone-url, ...); its TLM is read from the same address")
     /// What a received TLM frame said (nil for a frame the daemon sends: it comes from `Telemetry`).
     public var received: Telemetry?
 
     public init(received: Telemetry? = nil) { self.received = received }
-
-    public var carriesTelemetry: Bool { true }
-    public var telemetryReceived: Telemetry? { received }
-    public static let countingKeys = ["adv_count", "uptime_s"]
-    /// No ID: a scan row per sender, and the monitor reads it as telemetry of the beacon last
-    /// heard from the same address.
-    public static let notExpectable = "TLM frames carry no ID. Expect the beacon's other frame (eddystone-uid, eddystone-url, ...); its TLM is read from the same address"
 
     public static let temperatureNotSupported: UInt16 = 0x8000
 

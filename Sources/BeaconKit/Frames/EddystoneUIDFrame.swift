@@ -1,6 +1,6 @@
 /// Eddystone-UID: a 10-byte namespace and a 6-byte instance, with the TX power at 0 m.
-public struct EddystoneUIDFrame: BeaconFrame, Equatable {
-    public static let name = "eddystone-uid"
+public struct EddystoneUIDFrame: ExpectableFrame, Equatable {
+    public static let traits = FrameTraits(name: "eddystone-uid", identifyingKeys: ["namespace", "instance"], calibrationLine: Eddystone.calibrationLine)
     public var namespace: [UInt8]
     public var instance: [UInt8]
     public var power0m: Int8
@@ -29,14 +29,12 @@ public struct EddystoneUIDFrame: BeaconFrame, Equatable {
                                  power0m: Int8(bitPattern: d[s + 1]))
     }
 
-    public static let identifyingKeys = ["namespace", "instance"]
-    public var referencePower: ReferencePower? { .zeroMetres(power0m) }
-    public static func calibrationLine(rssiAt1m: Int) -> String? { Eddystone.calibrationLine(rssiAt1m: rssiAt1m) }
+    public var powerAt1m: Int? { Eddystone.powerAt1m(power0m) }
 
     /// The TX power plays no part in matching.
-    public static func expected(_ table: inout ExpectationTable) -> EddystoneUIDFrame? {
-        let namespace = table.hexDigits("namespace", digits: 20, example: "\"edd1ebeac04e5defa017\"")
-        let instance = table.hexDigits("instance", digits: 12, example: "\"0123456789ab\"")
+    static func expected(_ config: inout ConfigValidator, _ table: TOMLTable, name: String) -> EddystoneUIDFrame? {
+        let namespace = config.hexDigits(table, name, "namespace", digits: 20, example: "\"edd1ebeac04e5defa017\"", required: true)
+        let instance = config.hexDigits(table, name, "instance", digits: 12, example: "\"0123456789ab\"", required: true)
         guard let namespace, let instance else { return nil }
         return EddystoneUIDFrame(namespace: namespace, instance: instance, power0m: 0)
     }

@@ -1,8 +1,9 @@
 /// Apple's iBeacon, the only frame iOS CoreLocation ranges: a manufacturer-specific AD with
 /// company 0x004C, type 0x02, length 0x15, then UUID, major, minor (big-endian) and the
 /// measured power at 1 m. 30 bytes with the flags.
-public struct IBeaconFrame: BeaconFrame, Equatable {
-    public static let name = "ibeacon"
+public struct IBeaconFrame: ExpectableFrame, Equatable {
+    public static let traits = FrameTraits(name: "ibeacon", identifyingKeys: ["uuid", "major", "minor"],
+                                           calibrationLine: { configLine("power", $0, -127...0, "[ibeacon] (or [beacon] when it is the same)") })
     public static let appleCompanyID: UInt16 = 0x004c
     public var uuid: [UInt8]
     public var major: UInt16
@@ -38,15 +39,12 @@ public struct IBeaconFrame: BeaconFrame, Equatable {
         return nil
     }
 
-    public static let identifyingKeys = ["uuid", "major", "minor"]
-    public var referencePower: ReferencePower? { .oneMetre(power) }
-
-    public static func calibrationLine(rssiAt1m: Int) -> String? {
-        powerLine(rssiAt1m, comment: "[ibeacon] (or [beacon] when it is the same)")
-    }
+    public var powerAt1m: Int? { Int(power) }
 
     /// The measured power plays no part in matching: the default stands in.
-    public static func expected(_ table: inout ExpectationTable) -> IBeaconFrame? {
-        table.uuidMajorMinor().map { IBeaconFrame(uuid: $0.uuid, major: $0.major, minor: $0.minor, power: BeaconIdentity.defaultPower) }
+    static func expected(_ config: inout ConfigValidator, _ table: TOMLTable, name: String) -> IBeaconFrame? {
+        config.expectedUUIDMajorMinor(table, name).map {
+            IBeaconFrame(uuid: $0.uuid, major: $0.major, minor: $0.minor, power: BeaconIdentity.defaultPower)
+        }
     }
 }

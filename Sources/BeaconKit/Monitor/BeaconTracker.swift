@@ -150,8 +150,8 @@ public struct BeaconTracker: Sendable {
     /// address is its sender (it does not count as hearing the expected frame). Other sightings
     /// change nothing.
     public mutating func record(_ s: Sighting, wallSeconds: Int64) -> [TrackerEvent] {
-        if s.frame.carriesTelemetry {
-            guard let t = s.frame.telemetryReceived else { return [] }
+        if let frame = s.frame as? any TelemetryFrame {
+            guard let t = frame.received else { return [] }
             return recordTLM(TLMReading(t), from: s.address)
         }
         return matched(expectationsMatching(s), rssi: s.rssi, atMs: s.atMs, wallSeconds: wallSeconds, senderBytes: nil, sender: s.address)

@@ -99,10 +99,10 @@ extension ConfigValidator {
         }
         guard let (type, tp) = string(t, table, "type", required: true) else { return nil }
         let frameType = BeaconFrames.types.first { sameKey($0.name, type) }
-        guard let frameType, !frameType.identifyingKeys.isEmpty else {
+        guard let frameType = frameType as? any ExpectableFrame.Type else {
             let names = MonitorSchema.types.map { $0.name }
             if let frameType {
-                report("\(table).type \"\(frameType.name)\" cannot be expected: \(frameType.notExpectable)", at: tp)
+                report("\(table).type \"\(frameType.name)\" cannot be expected: \(frameType.traits.notExpectable)", at: tp)
             } else if let c = closest(type, among: names) {
                 report("\(table).type must be one of \(names.joined(separator: ", ")); did you mean \"\(c)\"?", at: tp)
             } else {
@@ -110,16 +110,24 @@ extension ConfigValidator {
             }
             return nil
         }
-        let keys = frameType.identifyingKeys
+        let keys = frameType.traits.identifyingKeys
         for k in t.entries where !keys.contains(where: { sameKey($0, k.key) }) && !sameKey(k.key, "type")
             && MonitorSchema.expectKeys.contains(where: { sameKey($0, k.key) }) {
             report("\(table).\(k.key) does not apply to type \"\(type)\", which is identified by \(keys.joined(separator: ", "))", at: k.keyPosition)
         }
-        var reader = ExpectationTable(self, t, name: table)
-        let frame = frameType.expected(&reader)
-        self = reader.validator
+        let frame = frameType.expected(&self, t, name: table)
         guard problems.count == before, let frame else { return nil }
         return Expectation(name: name, frame: frame)
+    }
+
+    /// `uuid`, `major` and `minor` of an `[expect.NAME]` (AltBeacon, iBeacon), all required: each
+    /// read, so each problem is reported.
+    mutating func expectedUUIDMajorMinor(_ t: TOMLTable, _ table: String) -> (uuid: [UInt8], major: UInt16, minor: UInt16)? {
+        let uuid = readUUID(t, table: table)
+        let major = integer(t, table, "major", 0...65535, required: true)
+        let minor = integer(t, table, "minor", 0...65535, required: true)
+        guard let uuid, let major, let minor else { return nil }
+        return (uuid, UInt16(truncatingIfNeeded: major), UInt16(truncatingIfNeeded: minor))
     }
 
     // MARK: - [mqtt]

@@ -7,13 +7,16 @@ enum MonitorSchema {
         ("mqtt", ["host", "port", "username", "password_file", "keepalive_s", "discovery_prefix"]),
     ]
 
-    /// The keys of `[expect.NAME]`: `type`, then every expectable frame type's ID keys.
-    static let expectKeys: [String] = types.reduce(into: ["type"]) { keys, t in
-        for k in t.identifyingKeys where !keys.contains(k) { keys.append(k) }
+    /// The keys of `[expect.NAME]`: `type`, then every expectable frame type's ID keys. Only
+    /// read while a monitor.toml is checked.
+    static var expectKeys: [String] {
+        var keys = ["type"]
+        for t in types { for k in t.traits.identifyingKeys where !keys.contains(k) { keys.append(k) } }
+        return keys
     }
 
-    /// The frame types that can be expected (those with IDs), in `BeaconFrames.types` order.
-    static let types: [any BeaconFrame.Type] = BeaconFrames.types.filter { !$0.identifyingKeys.isEmpty }
+    /// The frame types that can be expected, in `BeaconFrames.types` order.
+    static let types: [any ExpectableFrame.Type] = BeaconFrames.types.compactMap { $0 as? any ExpectableFrame.Type }
 
     static func keys(of table: String) -> [String]? {
         tables.first { sameKey($0.name, table) }?.keys

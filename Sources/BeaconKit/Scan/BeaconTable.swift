@@ -40,7 +40,7 @@ public struct BeaconTable: Sendable {
     /// frame's bytes (a TLM frame's come from the telemetry passed in, so `.zero` leaves its
     /// counters out).
     static func stable(_ s: Sighting) -> [FrameField] {
-        let counting = type(of: s.frame).countingKeys
+        let counting = type(of: s.frame).traits.countingKeys
         return s.frame.fields.filter { !counting.contains($0.key) } + [FrameField("", hexString(s.frame.advertisingData(.zero)))]
     }
 

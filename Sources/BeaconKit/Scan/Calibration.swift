@@ -45,7 +45,7 @@ public struct Calibration: Sendable {
         samples.keys.sorted().compactMap { key in
             guard let e = samples[key], let mean = Self.middleMean(e.rssi) else { return nil }
             let rounded = Int((mean < 0 ? mean - 0.5 : mean + 0.5).rounded(.towardZero))
-            let line = e.frameType.calibrationLine(rssiAt1m: rounded) ?? ""
+            let line = e.frameType.traits.calibrationLine?(rounded) ?? ""
             return Result(key: key, label: e.label, type: e.frameType.name, samples: e.rssi.count, rssiAt1m: mean, configLine: line)
         }
     }

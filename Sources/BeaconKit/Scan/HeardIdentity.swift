@@ -4,7 +4,7 @@
 /// any other frame; scan-only, so it is not in `BeaconFrames.types` (the identity goes on air
 /// from `[gatt_identity]`, not from the frame list), and `Sighting.listed` decodes it.
 public struct HeardGATTIdentity: BeaconFrame, Equatable {
-    public static let name = GATTIdentity.name
+    public static var traits: FrameTraits { GATTIdentity.frameTraits }
     /// The device's Complete or Shortened Local Name (its scan response carries it), as sent.
     public var localName: [UInt8]?
 
@@ -25,9 +25,6 @@ public struct HeardGATTIdentity: BeaconFrame, Equatable {
     public static func decode(_ data: ArraySlice<UInt8>) -> HeardGATTIdentity? {
         GATTIdentity.isAdvertised(in: data) ? HeardGATTIdentity(localName: localName(in: data)) : nil
     }
-
-    /// It carries no power: ranged by RSSI as the iOS library does.
-    public static func proximity(rssi: Int8, distanceMeters _: Double?) -> Proximity { Proximity(identityRSSI: rssi) }
 
     /// The Complete Local Name (0x09), else the Shortened one (0x08), in a payload.
     public static func localName(in data: ArraySlice<UInt8>) -> [UInt8]? {

@@ -37,13 +37,16 @@ public struct Sighting: Equatable, Sendable {
     /// The RSSI as shown: a number, or "n/a".
     public var rssiText: String { rssiAvailable ? "\(rssi)" : "n/a" }
 
-    /// The signal expected at 1 m, in dBm, where the frame says (`BeaconFrame.referencePower`);
+    /// The signal expected at 1 m, in dBm, where the frame says (`BeaconFrame.powerAt1m`);
     /// nil: no distance.
-    public var powerAt1m: Int? { frame.referencePower?.dBmAt1m }
+    public var powerAt1m: Int? { frame.powerAt1m }
 
     public var distanceMeters: Double? { powerAt1m.flatMap { DistanceEstimate.meters(rssi: Int(rssi), power: $0) } }
-    /// As the frame type ranges it (`BeaconFrame.proximity`).
-    public var proximity: Proximity { Swift.type(of: frame).proximity(rssi: rssi, distanceMeters: distanceMeters) }
+    /// From the distance; for a frame ranged by RSSI (the GATT identity, which carries no
+    /// power), as the iOS library ranges it.
+    public var proximity: Proximity {
+        Swift.type(of: frame).traits.rangedByRSSI ? Proximity(identityRSSI: rssi) : Proximity(distanceMeters: distanceMeters)
+    }
 
     /// What identifies the row in the table.
     public var key: BeaconKey { BeaconKey(self) }
