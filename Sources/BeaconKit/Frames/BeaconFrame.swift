@@ -25,10 +25,10 @@ public protocol BeaconFrame: Sendable {
     var powerAt1m: Int? { get }
 }
 
-/// A frame the monitor can expect (`[expect.NAME]`): one with `identifyingKeys`.
+/// A frame the monitor can expect (`[expect.NAME]`): one with `traits.identifyingKeys`.
 protocol ExpectableFrame: BeaconFrame {
     /// The frame an `[expect.NAME]` table of this type describes (`table`, named `name` in
-    /// messages), read from its `identifyingKeys` with `config`'s typed readers; nil, with the
+    /// messages), read from its `traits.identifyingKeys` with `config`'s typed readers; nil, with the
     /// problems reported, when refused.
     static func expected(_ config: inout ConfigValidator, _ table: TOMLTable, name: String) -> Self?
 }

@@ -1,6 +1,7 @@
 /// Eddystone-UID: a 10-byte namespace and a 6-byte instance, with the TX power at 0 m.
 public struct EddystoneUIDFrame: ExpectableFrame, Equatable {
-    public static let traits = FrameTraits(name: "eddystone-uid", identifyingKeys: ["namespace", "instance"], calibrationLine: Eddystone.calibrationLine)
+    public static let traits = FrameTraits(name: "eddystone-uid", identifyingKeys: ["namespace", "instance"],
+                                           calibrationLine: Eddystone.calibrationLine)
     public var namespace: [UInt8]
     public var instance: [UInt8]
     public var power0m: Int8

@@ -3,10 +3,10 @@
 public struct Expectation: Equatable, Sendable {
     /// NAME of `[expect.NAME]`: 1-64 of `A-Z a-z 0-9 _ -` (an MQTT topic level, a Prometheus label).
     public var name: String
-    /// The frame's name: a `BeaconFrames.types` entry with `identifyingKeys`.
+    /// The frame's name: an `ExpectableFrame` of `BeaconFrames.types`.
     public var type: String
-    /// The identifying fields in display order (the frame type's `identifyingKeys`), keys and
-    /// values as scan prints them.
+    /// The identifying fields in display order (the frame type's
+    /// `FrameTraits.identifyingKeys`), keys and values as scan prints them.
     public var fields: [FrameField]
 
     public static let nameMaxLength = 64

@@ -36,9 +36,9 @@ public struct BeaconTable: Sendable {
         return moved || differs ? .changed : .unchanged
     }
 
-    /// The fields whose change is worth a line (not the frame type's `countingKeys`), and the
-    /// frame's bytes (a TLM frame's come from the telemetry passed in, so `.zero` leaves its
-    /// counters out).
+    /// The fields whose change is worth a line (not the frame type's counters,
+    /// `FrameTraits.countingKeys`), and the frame's bytes (a TLM frame's come from the telemetry
+    /// passed in, so `.zero` leaves its counters out).
     static func stable(_ s: Sighting) -> [FrameField] {
         let counting = type(of: s.frame).traits.countingKeys
         return s.frame.fields.filter { !counting.contains($0.key) } + [FrameField("", hexString(s.frame.advertisingData(.zero)))]

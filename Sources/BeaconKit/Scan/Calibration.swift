@@ -1,5 +1,5 @@
 /// `altbeacond calibrate` (SPEC §10): the beacon's RSSI at 1 m as this receiver measures it, for
-/// the line each frame type writes to paste into its config (`BeaconFrame.calibrationLine`:
+/// the line each frame type writes to paste into its config (`FrameTraits.calibrationLine`:
 /// AltBeacon's and iBeacon's `power =`, Eddystone's `power_0m =`). Per beacon frame heard:
 /// every sample, sorted, the lowest and highest tenth dropped (the middle 80 %), the rest averaged.
 public struct Calibration: Sendable {

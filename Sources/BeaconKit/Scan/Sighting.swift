@@ -90,7 +90,7 @@ func jsonMember(_ f: FrameField) -> String {
 }
 
 /// What identifies a row: the frame type, then the frame's IDs as beacon apps group them
-/// (`BeaconFrame.identifyingKeys`), or the sender's address for a frame without IDs (TLM, the
+/// (`FrameTraits.identifyingKeys`), or the sender's address for a frame without IDs (TLM, the
 /// GATT identity). The frames of one beacon are separate rows.
 public struct BeaconKey: Hashable, Comparable, Sendable {
     /// One ID: numbers sort as numbers (minor 10 after minor 9).
