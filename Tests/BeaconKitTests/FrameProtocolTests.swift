@@ -104,11 +104,6 @@ final class FrameProtocolTests: XCTestCase {
         XCTAssertEqual(EddystoneUIDFrame(namespace: [], instance: [], power0m: -18).powerAt1m, -59)
     }
 
-    func testMonitorSchemaFromTheRegistry() {
-        XCTAssertEqual(MonitorSchema.expectKeys, ["type", "uuid", "major", "minor", "matching_byte", "namespace", "instance", "url"])
-        XCTAssertEqual(MonitorSchema.types.map { $0.name }, ["altbeacon", "ibeacon", "overflow-area", "eddystone-uid", "eddystone-url"])
-    }
-
     /// Every `BeaconFrame` declared in BeaconKit is in `BeaconFrames.types`, except the GATT
     /// identity's two, which `[gatt_identity]` and scan's `Sighting.listed` handle. Read from the
     /// sources: Swift cannot list a protocol's conformances at run time.
