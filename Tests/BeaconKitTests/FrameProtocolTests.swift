@@ -56,6 +56,15 @@ final class FrameProtocolTests: XCTestCase {
             if keys.isEmpty {
                 XCTAssertEqual(s.key.parts, [.text(s.address)], name)
                 XCTAssertTrue(monitorError("[expect.x]\ntype = \"\(name)\"\n").contains("cannot be expected"), name)
+                guard frame.carriesTelemetry else { continue }
+                // Telemetry goes to the expected beacon last heard from the same sender.
+                let lobbyOnly = try XCTUnwrap(monitorConfig(lobbyExpectation)?.expectations)
+                var tracker = BeaconTracker(expectations: lobbyOnly, silentAfterMs: 60_000, startMs: 0)
+                let lobby = AdvertisingReport(eventType: 3, addressType: 0, address: Self.sender, rssi: -60,
+                                              data: try XCTUnwrap(c.frames.first).frame.advertisingData(.zero))
+                _ = tracker.record(lobby, atMs: 0, wallSeconds: 0)
+                _ = tracker.record(report, atMs: 10, wallSeconds: 0)
+                XCTAssertEqual(tracker.states.first?.tlm, TLMReading(Self.telemetry), name)
                 continue
             }
             // The expectation written from what scan shows, as a person would copy it.
