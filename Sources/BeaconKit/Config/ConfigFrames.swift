@@ -2,7 +2,7 @@
 // `[eddystone]`; and `[gatt_identity]`, which is no frame but is read here beside them.
 
 extension ConfigValidator {
-    static let eddystoneDefaultPowerOffset: Int64 = 41
+    static let eddystoneDefaultPowerOffset = Int64(Eddystone.firstMetreLossDb)
     static let eddystonePowerRange: ClosedRange<Int64> = -100...20
 
     /// The frames to send, in `BeaconFrames.types` order; nil (with problems reported) if refused.

@@ -1,10 +1,14 @@
 /// One kind of beacon advertisement (SPEC §3). Each frame type is one file: a value type that
 /// encodes itself as the AD structures sent on air, decodes itself from what a scanner heard,
-/// and lists its fields for `check` and `scan`. The advertiser, the interference classifier,
-/// `check` and `scan` use frames only through this protocol and `BeaconFrames.types`.
+/// lists its fields for `check` and `scan`, says how loud it is, and names what every frame of
+/// its type shares (`traits`: its name, how a heard one is identified, calibrated and ranged).
+/// Frames the monitor can expect are also `ExpectableFrame`s, frames carrying telemetry
+/// `TelemetryFrame`s. Everything else (the advertiser, the interference classifier, `check`,
+/// `scan`, `calibrate`, the monitor) uses frames only through these protocols and the registry,
+/// `BeaconFrames.types`.
 public protocol BeaconFrame: Sendable {
-    /// Its name in `check` (`advertising-data[<name>]`), `scan`'s type column and JSON, and the log.
-    static var name: String { get }
+    /// What every frame of the type shares (`FrameTraits`).
+    static var traits: FrameTraits { get }
     /// The AD structures exactly as sent, flags first, at most 31 bytes (a whole legacy payload).
     /// Frames that carry telemetry read it from `telemetry`; the others ignore it.
     func advertisingData(_ telemetry: Telemetry) -> [UInt8]
@@ -13,19 +17,49 @@ public protocol BeaconFrame: Sendable {
     /// The frame in a received advertising payload, or nil when it holds no such frame. Checks
     /// every length before reading: any nearby device can send these bytes.
     static func decode(_ data: ArraySlice<UInt8>) -> Self?
-    /// Connectable and scannable (ADV_IND) rather than ADV_NONCONN_IND: only the GATT identity.
-    var isConnectable: Bool { get }
     /// The scan response a connectable frame answers scan requests with; empty for the others.
     var scanResponseData: [UInt8] { get }
+    /// The signal it says a receiver measures 1 m away, in dBm, for distance and `calibrate`:
+    /// AltBeacon's REFERENCE RSSI and iBeacon's measured power are at 1 m, Eddystone's TX power
+    /// at 0 m less the first metre's loss; nil when it carries no power.
+    var powerAt1m: Int? { get }
+}
+
+/// A frame the monitor can expect (`[expect.NAME]`): one with `traits.identifyingKeys`.
+protocol ExpectableFrame: BeaconFrame {
+    /// The frame an `[expect.NAME]` table of this type describes (`table`, named `name` in
+    /// messages), read from its `traits.identifyingKeys` with `config`'s typed readers; nil, with the
+    /// problems reported, when refused.
+    static func expected(_ config: inout ConfigValidator, _ table: TOMLTable, name: String) -> Self?
+}
+
+/// A frame whose payload changes while on air: it carries the beacon's telemetry (TLM).
+protocol TelemetryFrame: BeaconFrame {
+    /// What a heard frame said; nil for a frame the daemon sends (it encodes `Telemetry`).
+    var received: Telemetry? { get }
 }
 
 extension BeaconFrame {
-    public var name: String { Self.name }
-    public var isConnectable: Bool { false }
+    /// Its name in `check` (`advertising-data[<name>]`), `scan`'s type column and JSON, the
+    /// monitor's `type =`, and the log.
+    public static var name: String { traits.name }
+    public var name: String { Self.traits.name }
+    /// Connectable and scannable (ADV_IND) rather than ADV_NONCONN_IND: only the GATT identity.
+    public var isConnectable: Bool { Self.traits.isConnectable }
     public var scanResponseData: [UInt8] { [] }
-    /// True when the payload changes while on air (telemetry): the advertiser refreshes it.
-    public var carriesTelemetry: Bool {
-        advertisingData(.zero) != advertisingData(Telemetry(uptimeDeciseconds: 1, advertisingCount: 1, temperature: nil))
+    public var powerAt1m: Int? { nil }
+
+    /// True when the payload changes while on air (a `TelemetryFrame`): the advertiser
+    /// refreshes it from `Telemetry`, the monitor does not cache its payloads.
+    public var carriesTelemetry: Bool { self is any TelemetryFrame }
+    /// The fields that identify it (`FrameTraits.identifyingKeys`), in display order.
+    public var identifyingFields: [FrameField] { fields(identifying: true) }
+    /// The other fields (AltBeacon: power, company_id, reserved), in display order.
+    public var otherFields: [FrameField] { fields(identifying: false) }
+
+    func fields(identifying: Bool) -> [FrameField] {
+        let keys = Self.traits.identifyingKeys
+        return fields.filter { keys.contains($0.key) == identifying }
     }
 }
 
@@ -83,22 +117,6 @@ public struct ConfiguredFrame: Equatable, Sendable {
     public static func == (a: ConfiguredFrame, b: ConfiguredFrame) -> Bool {
         a.name == b.name && a.frame.advertisingData(.zero) == b.frame.advertisingData(.zero)
             && a.frame.scanResponseData == b.frame.scanResponseData
-    }
-}
-
-/// The frame types altbeacond knows, in the fixed order frames go on air and are listed.
-/// A new frame type is a new file with a `BeaconFrame` and one entry here (plus its config keys).
-public enum BeaconFrames {
-    public static let types: [any BeaconFrame.Type] = [
-        AltBeaconFrame.self, IBeaconFrame.self, OverflowAreaFrame.self, EddystoneUIDFrame.self, EddystoneURLFrame.self,
-        EddystoneTLMFrame.self,
-    ]
-
-    public static var names: [String] { types.map { $0.name } }
-
-    /// Every frame found in a received payload (usually one).
-    public static func decode(_ data: ArraySlice<UInt8>) -> [any BeaconFrame] {
-        types.compactMap { $0.decode(data) }
     }
 }
 

@@ -1,7 +1,7 @@
 /// Eddystone-URL: a compressed URL (scheme prefix byte, then the rest with common endings
 /// replaced by one byte each), with the TX power at 0 m. At most 17 encoded bytes.
-public struct EddystoneURLFrame: BeaconFrame, Equatable {
-    public static let name = "eddystone-url"
+public struct EddystoneURLFrame: ExpectableFrame, Equatable {
+    public static let traits = FrameTraits(name: "eddystone-url", identifyingKeys: ["url"], calibrationLine: Eddystone.calibrationLine)
     public static let maxEncodedLength = 17
     /// Code 0x00-0x03, longest first where one is a prefix of another.
     static let schemes = ["http://www.", "https://www.", "http://", "https://"]
@@ -76,5 +76,14 @@ public struct EddystoneURLFrame: BeaconFrame, Equatable {
         guard let d = Eddystone.serviceData(data, type: Eddystone.url), d.count >= 3, d.count <= 3 + maxEncodedLength,
               Int(d[d.startIndex + 2]) < schemes.count else { return nil }
         return EddystoneURLFrame(encoded: Array(d.dropFirst(2)), power0m: Int8(bitPattern: d[d.startIndex + 1]))
+    }
+
+    public var powerAt1m: Int? { Eddystone.powerAt1m(power0m) }
+
+    /// The TX power plays no part in matching; a URL Eddystone cannot carry is never heard, so
+    /// it is refused.
+    static func expected(_ config: inout ConfigValidator, _ table: TOMLTable, name: String) -> EddystoneURLFrame? {
+        guard let (url, p) = config.string(table, name, "url", required: true) else { return nil }
+        return config.encodedURL(url, at: p, table: name, tooLong: ", so no beacon can send it").map { EddystoneURLFrame(encoded: $0, power0m: 0) }
     }
 }

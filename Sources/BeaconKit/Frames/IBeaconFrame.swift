@@ -1,8 +1,9 @@
 /// Apple's iBeacon, the only frame iOS CoreLocation ranges: a manufacturer-specific AD with
 /// company 0x004C, type 0x02, length 0x15, then UUID, major, minor (big-endian) and the
 /// measured power at 1 m. 30 bytes with the flags.
-public struct IBeaconFrame: BeaconFrame, Equatable {
-    public static let name = "ibeacon"
+public struct IBeaconFrame: ExpectableFrame, Equatable {
+    public static let traits = FrameTraits(name: "ibeacon", identifyingKeys: ["uuid", "major", "minor"],
+                                           calibrationLine: { configLine("power", $0, -127...0, "[ibeacon] (or [beacon] when it is the same)") })
     public static let appleCompanyID: UInt16 = 0x004c
     public var uuid: [UInt8]
     public var major: UInt16
@@ -36,5 +37,14 @@ public struct IBeaconFrame: BeaconFrame, Equatable {
                                 power: Int8(bitPattern: d[s + 24]))
         }
         return nil
+    }
+
+    public var powerAt1m: Int? { Int(power) }
+
+    /// The measured power plays no part in matching: the default stands in.
+    static func expected(_ config: inout ConfigValidator, _ table: TOMLTable, name: String) -> IBeaconFrame? {
+        config.expectedUUIDMajorMinor(table, name).map {
+            IBeaconFrame(uuid: $0.uuid, major: $0.major, minor: $0.minor, power: BeaconIdentity.defaultPower)
+        }
     }
 }

@@ -4,14 +4,13 @@
 /// on-air policy appends it last, while no central is connected (`BeaconConfig.airFrames`), so on
 /// a controller with sets it takes a set of its own without moving the other frames' sets.
 public struct IdentityAdvertisement: BeaconFrame {
-    public static let name = GATTIdentity.name
+    public static var traits: FrameTraits { GATTIdentity.frameTraits }
     public let identity: GATTIdentity
 
     public init(_ identity: GATTIdentity) { self.identity = identity }
 
     public func advertisingData(_ telemetry: Telemetry) -> [UInt8] { identity.advertisingData }
     public var scanResponseData: [UInt8] { identity.scanResponse }
-    public var isConnectable: Bool { true }
     public var fields: [FrameField] { [FrameField("name", identity.name)] }
 
     /// The identifier is only readable over GATT, not from a payload: what a scanner can tell is

@@ -9,8 +9,10 @@
 /// so it tells the positions apart by which one is in use: position 1 when bytes 1-5 are all zero
 /// and byte 9 is not; otherwise position 0. Bit 0 must be set (the reference app always sets it;
 /// most other iPhones' overflow areas do not have it).
-public struct OverflowAreaFrame: BeaconFrame, Equatable {
-    public static let name = "overflow-area"
+public struct OverflowAreaFrame: ExpectableFrame, Equatable {
+    /// Major and minor first: the matching byte may be left out of `[expect.NAME]` (0xAA).
+    /// It carries no power: its iBeacon's distance and calibration apply.
+    public static let traits = FrameTraits(name: "overflow-area", identifyingKeys: ["major", "minor", "matching_byte"])
     public static let defaultMatchingByte: UInt8 = 0xaa
     /// Apple's manufacturer data type for the overflow area.
     static let appleType: UInt8 = 0x01
@@ -67,5 +69,14 @@ public struct OverflowAreaFrame: BeaconFrame, Equatable {
                                      matchingByte: d[at], position: position)
         }
         return nil
+    }
+
+    static func expected(_ config: inout ConfigValidator, _ table: TOMLTable, name: String) -> OverflowAreaFrame? {
+        let major = config.integer(table, name, "major", 0...65535, required: true)
+        let minor = config.integer(table, name, "minor", 0...65535, required: true)
+        let matching = config.integer(table, name, "matching_byte", 0...255) ?? Int64(defaultMatchingByte)
+        guard let major, let minor else { return nil }
+        return OverflowAreaFrame(major: UInt16(truncatingIfNeeded: major), minor: UInt16(truncatingIfNeeded: minor),
+                                 matchingByte: UInt8(truncatingIfNeeded: matching))
     }
 }

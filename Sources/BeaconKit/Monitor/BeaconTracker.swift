@@ -146,11 +146,12 @@ public struct BeaconTracker: Sendable {
     public mutating func countAdvert() { advertsTotal &+= 1 }
 
     /// Records a sighting. One of an expected frame marks it heard (an event when it was not);
-    /// an Eddystone-TLM goes to every expected beacon whose last address is the TLM's sender
-    /// (it does not count as hearing the expected frame). Other sightings change nothing.
+    /// a frame carrying telemetry (Eddystone-TLM) goes to every expected beacon whose last
+    /// address is its sender (it does not count as hearing the expected frame). Other sightings
+    /// change nothing.
     public mutating func record(_ s: Sighting, wallSeconds: Int64) -> [TrackerEvent] {
-        if let tlm = s.frame as? EddystoneTLMFrame {
-            guard let t = tlm.received else { return [] }
+        if let frame = s.frame as? any TelemetryFrame {
+            guard let t = frame.received else { return [] }
             return recordTLM(TLMReading(t), from: s.address)
         }
         return matched(expectationsMatching(s), rssi: s.rssi, atMs: s.atMs, wallSeconds: wallSeconds, senderBytes: nil, sender: s.address)
@@ -167,7 +168,7 @@ public struct BeaconTracker: Sendable {
         } else {
             var found: [Int] = [], changing = false
             for s in Sighting.all(in: r, atMs: atMs) {
-                if s.frame is EddystoneTLMFrame {
+                if s.frame.carriesTelemetry {
                     changing = true
                     events += record(s, wallSeconds: wallSeconds)
                 } else {

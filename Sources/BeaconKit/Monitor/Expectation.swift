@@ -3,11 +3,10 @@
 public struct Expectation: Equatable, Sendable {
     /// NAME of `[expect.NAME]`: 1-64 of `A-Z a-z 0-9 _ -` (an MQTT topic level, a Prometheus label).
     public var name: String
-    /// "altbeacon", "ibeacon", "overflow-area", "eddystone-uid" or "eddystone-url".
+    /// The frame's name: an `ExpectableFrame` of `BeaconFrames.types`.
     public var type: String
-    /// The identifying fields in display order (altbeacon, ibeacon: uuid, major, minor;
-    /// overflow-area: matching_byte, major, minor; eddystone-uid: namespace, instance;
-    /// eddystone-url: url), keys and values as scan prints them.
+    /// The identifying fields in display order (the frame type's
+    /// `FrameTraits.identifyingKeys`), keys and values as scan prints them.
     public var fields: [FrameField]
 
     public static let nameMaxLength = 64
@@ -18,8 +17,7 @@ public struct Expectation: Equatable, Sendable {
 
     /// The expectation of exactly `frame`'s identifying fields (what a sighting of it would show).
     public init(name: String, frame: any BeaconFrame) {
-        let keys = BeaconKey.identifyingKeys[frame.name] ?? []
-        self.init(name: name, type: frame.name, fields: frame.fields.filter { keys.contains($0.key) })
+        self.init(name: name, type: frame.name, fields: frame.identifyingFields)
     }
 
     /// Whether `s` is a sighting of this beacon frame: same type, same identifying fields
@@ -45,31 +43,4 @@ public struct Expectation: Equatable, Sendable {
         guard let first = fields.first else { return "" }
         return ([first.text] + fields.dropFirst().map { "\($0.key)=\($0.text)" }).joined(separator: " ")
     }
-}
-
-/// The tables and keys of monitor.toml.
-enum MonitorSchema {
-    static let tables: [(name: String, keys: [String])] = [
-        ("monitor", ["adapter", "silent_after_s", "rescan_s", "node"]),
-        ("expect", []),   // [expect.NAME] tables, whose keys are `expectKeys`
-        ("metrics", ["textfile"]),
-        ("mqtt", ["host", "port", "username", "password_file", "keepalive_s", "discovery_prefix"]),
-    ]
-
-    static let expectKeys = ["type", "uuid", "major", "minor", "matching_byte", "namespace", "instance", "url"]
-
-    /// The types that can be expected, in `BeaconFrames.types` order, with their ID keys.
-    static let types: [(name: String, keys: [String])] = [
-        (AltBeaconFrame.name, ["uuid", "major", "minor"]),
-        (IBeaconFrame.name, ["uuid", "major", "minor"]),
-        (OverflowAreaFrame.name, ["major", "minor", "matching_byte"]),
-        (EddystoneUIDFrame.name, ["namespace", "instance"]),
-        (EddystoneURLFrame.name, ["url"]),
-    ]
-
-    static func keys(of table: String) -> [String]? {
-        tables.first { sameKey($0.name, table) }?.keys
-    }
-
-    static var tableList: String { "[monitor], [expect.NAME], [metrics], [mqtt]" }
 }

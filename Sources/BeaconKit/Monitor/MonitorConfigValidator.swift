@@ -98,10 +98,11 @@ extension ConfigValidator {
             }
         }
         guard let (type, tp) = string(t, table, "type", required: true) else { return nil }
-        guard let keys = MonitorSchema.types.first(where: { sameKey($0.name, type) })?.keys else {
-            let names = MonitorSchema.types.map(\.name)
-            if sameKey(type, EddystoneTLMFrame.name) {
-                report("\(table).type \"eddystone-tlm\" cannot be expected: TLM frames carry no ID. Expect the beacon's other frame (eddystone-uid, eddystone-url, ...); its TLM is read from the same address", at: tp)
+        let frameType = BeaconFrames.types.first { sameKey($0.name, type) }
+        guard let frameType = frameType as? any ExpectableFrame.Type else {
+            let names = MonitorSchema.types.map { $0.name }
+            if let frameType {
+                report("\(table).type \"\(frameType.name)\" cannot be expected: \(frameType.traits.notExpectable)", at: tp)
             } else if let c = closest(type, among: names) {
                 report("\(table).type must be one of \(names.joined(separator: ", ")); did you mean \"\(c)\"?", at: tp)
             } else {
@@ -109,44 +110,24 @@ extension ConfigValidator {
             }
             return nil
         }
+        let keys = frameType.traits.identifyingKeys
         for k in t.entries where !keys.contains(where: { sameKey($0, k.key) }) && !sameKey(k.key, "type")
             && MonitorSchema.expectKeys.contains(where: { sameKey($0, k.key) }) {
             report("\(table).\(k.key) does not apply to type \"\(type)\", which is identified by \(keys.joined(separator: ", "))", at: k.keyPosition)
         }
-        let frame: (any BeaconFrame)?
-        switch type {
-        case AltBeaconFrame.name, IBeaconFrame.name:
-            let uuid = readUUID(t, table: table)
-            let major = integer(t, table, "major", 0...65535, required: true)
-            let minor = integer(t, table, "minor", 0...65535, required: true)
-            if let uuid, let major, let minor {
-                let (ma, mi) = (UInt16(truncatingIfNeeded: major), UInt16(truncatingIfNeeded: minor))
-                frame = type == AltBeaconFrame.name ? AltBeaconFrame(BeaconIdentity(uuid: uuid, major: ma, minor: mi))
-                    : IBeaconFrame(uuid: uuid, major: ma, minor: mi, power: BeaconIdentity.defaultPower)
-            } else { frame = nil }
-        case OverflowAreaFrame.name:
-            let major = integer(t, table, "major", 0...65535, required: true)
-            let minor = integer(t, table, "minor", 0...65535, required: true)
-            let matching = integer(t, table, "matching_byte", 0...255) ?? Int64(OverflowAreaFrame.defaultMatchingByte)
-            frame = major.flatMap { ma in minor.map { mi in
-                OverflowAreaFrame(major: UInt16(truncatingIfNeeded: ma), minor: UInt16(truncatingIfNeeded: mi),
-                                  matchingByte: UInt8(truncatingIfNeeded: matching))
-            } }
-        case EddystoneUIDFrame.name:
-            let namespace = hexDigits(t, table, "namespace", digits: 20, example: "\"edd1ebeac04e5defa017\"", required: true)
-            let instance = hexDigits(t, table, "instance", digits: 12, example: "\"0123456789ab\"", required: true)
-            frame = namespace.flatMap { n in instance.map { EddystoneUIDFrame(namespace: n, instance: $0, power0m: 0) } }
-        default:
-            frame = expectedURL(t, table).map { EddystoneURLFrame(encoded: $0, power0m: 0) }
-        }
+        let frame = frameType.expected(&self, t, name: table)
         guard problems.count == before, let frame else { return nil }
         return Expectation(name: name, frame: frame)
     }
 
-    /// The URL as Eddystone encodes it: a URL it cannot carry is never heard, so it is refused.
-    private mutating func expectedURL(_ t: TOMLTable, _ table: String) -> [UInt8]? {
-        guard let (url, p) = string(t, table, "url", required: true) else { return nil }
-        return encodedURL(url, at: p, table: table, tooLong: ", so no beacon can send it")
+    /// `uuid`, `major` and `minor` of an `[expect.NAME]` (AltBeacon, iBeacon), all required: each
+    /// read, so each problem is reported.
+    mutating func expectedUUIDMajorMinor(_ t: TOMLTable, _ table: String) -> (uuid: [UInt8], major: UInt16, minor: UInt16)? {
+        let uuid = readUUID(t, table: table)
+        let major = integer(t, table, "major", 0...65535, required: true)
+        let minor = integer(t, table, "minor", 0...65535, required: true)
+        guard let uuid, let major, let minor else { return nil }
+        return (uuid, UInt16(truncatingIfNeeded: major), UInt16(truncatingIfNeeded: minor))
     }
 
     // MARK: - [mqtt]

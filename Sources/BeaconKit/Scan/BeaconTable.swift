@@ -5,8 +5,6 @@ public struct BeaconTable: Sendable {
     public static let dropAfterMs: Int64 = 8500
     /// RSSI jitters by a few dB on every advert; a plain-line "changed" needs a real move.
     public static let rssiChangeDb = 3
-    /// Fields that change on every advert of a healthy beacon (TLM's counters): not a change.
-    static let volatileFields: Set<String> = ["adv_count", "uptime_s"]
 
     public struct Row: Equatable, Sendable {
         public var latest: Sighting
@@ -38,10 +36,12 @@ public struct BeaconTable: Sendable {
         return moved || differs ? .changed : .unchanged
     }
 
-    /// The fields whose change is worth a line, and the frame's bytes (a TLM frame's come from
-    /// the telemetry passed in, so `.zero` leaves its counters out).
+    /// The fields whose change is worth a line (not the frame type's counters,
+    /// `FrameTraits.countingKeys`), and the frame's bytes (a TLM frame's come from the telemetry
+    /// passed in, so `.zero` leaves its counters out).
     static func stable(_ s: Sighting) -> [FrameField] {
-        s.frame.fields.filter { !volatileFields.contains($0.key) } + [FrameField("", hexString(s.frame.advertisingData(.zero)))]
+        let counting = type(of: s.frame).traits.countingKeys
+        return s.frame.fields.filter { !counting.contains($0.key) } + [FrameField("", hexString(s.frame.advertisingData(.zero)))]
     }
 
     /// Drops the beacons unheard for `dropAfterMs`; returns their last sightings, in key order.
@@ -80,7 +80,7 @@ public struct BeaconTable: Sendable {
         let fields = s.frame.fields
         func value(_ key: String) -> String { fields.first { $0.key == key }?.value ?? "-" }
         let ids = s.identifyingFields.filter { !columnFields.contains($0.key) }.map(\.text)
-        let company = s.beacon.map { companyString($0.companyID) } ?? "-"
+        let company = fields.first { $0.key == "company_id" }?.text ?? "-"
         let details = s.otherFields.filter { !columnFields.contains($0.key) }.map { "\($0.key)=\($0.text)" }
         return [s.type, ids.isEmpty ? s.address : ids.joined(separator: " "), value("major"), value("minor"), s.rssiText,
                 value("power"), company, s.distanceMeters.map(DistanceEstimate.format) ?? "-", s.proximity.rawValue,
@@ -105,8 +105,8 @@ public struct BeaconTable: Sendable {
     /// `type`. AltBeacon lines read as they always have, with ` type=altbeacon` at the end.
     public static func line(_ kind: String, _ s: Sighting) -> String {
         func pair(_ f: FrameField) -> String {
-            // AltBeacon's MFG ID as the table shows it: company=0x0118.
-            if f.key == "company_id", let b = s.beacon { return "company=" + companyString(b.companyID) }
+            // A MFG ID as the table shows it: company=0x0118.
+            if f.key == "company_id" { return "company=" + f.text }
             return "\(f.key)=\(f.text)"
         }
         let ids = s.identifyingFields

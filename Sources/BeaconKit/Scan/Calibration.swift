@@ -1,6 +1,6 @@
 /// `altbeacond calibrate` (SPEC §10): the beacon's RSSI at 1 m as this receiver measures it, for
-/// the `power =` line (AltBeacon's reference RSSI, iBeacon's measured power) and Eddystone's
-/// `power_0m` (the 1 m figure plus the usual 41 dB of the first metre). Per beacon frame heard:
+/// the line each frame type writes to paste into its config (`FrameTraits.calibrationLine`:
+/// AltBeacon's and iBeacon's `power =`, Eddystone's `power_0m =`). Per beacon frame heard:
 /// every sample, sorted, the lowest and highest tenth dropped (the middle 80 %), the rest averaged.
 public struct Calibration: Sendable {
     public struct Result: Equatable, Sendable {
@@ -15,7 +15,7 @@ public struct Calibration: Sendable {
         public var configLine: String
     }
 
-    private var samples: [BeaconKey: (label: String, type: String, rssi: [Int])] = [:]
+    private var samples: [BeaconKey: (label: String, frameType: any BeaconFrame.Type, rssi: [Int])] = [:]
     /// Sightings without an RSSI (127: the controller does not measure it).
     public private(set) var withoutRSSI = 0
     public init() {}
@@ -28,7 +28,7 @@ public struct Calibration: Sendable {
         guard s.rssiAvailable else { withoutRSSI += 1; return }
         let key = s.key
         let label = ([s.type] + s.identifyingFields.map { "\($0.key) \($0.text)" }).joined(separator: " ")
-        samples[key, default: (label, s.type, [])].rssi.append(Int(s.rssi))
+        samples[key, default: (label, type(of: s.frame), [])].rssi.append(Int(s.rssi))
     }
 
     /// The mean of the middle 80 % (`n / 10` dropped from each end); nil for no samples.
@@ -45,18 +45,8 @@ public struct Calibration: Sendable {
         samples.keys.sorted().compactMap { key in
             guard let e = samples[key], let mean = Self.middleMean(e.rssi) else { return nil }
             let rounded = Int((mean < 0 ? mean - 0.5 : mean + 0.5).rounded(.towardZero))
-            let line: String
-            switch e.type {
-            case EddystoneUIDFrame.name, EddystoneURLFrame.name:
-                line = "power_0m = \(min(20, max(-100, rounded + 41)))   # [eddystone]"
-            case IBeaconFrame.name:
-                line = "power = \(min(0, max(-127, rounded)))   # [ibeacon] (or [beacon] when it is the same)"
-            case OverflowAreaFrame.name:
-                line = "(the Overflow Area frame carries no power; its iBeacon's line applies)"
-            default:
-                line = "power = \(min(0, max(-127, rounded)))   # [beacon]"
-            }
-            return Result(key: key, label: e.label, type: e.type, samples: e.rssi.count, rssiAt1m: mean, configLine: line)
+            let line = e.frameType.traits.calibrationLine?(rounded) ?? ""
+            return Result(key: key, label: e.label, type: e.frameType.name, samples: e.rssi.count, rssiAt1m: mean, configLine: line)
         }
     }
 

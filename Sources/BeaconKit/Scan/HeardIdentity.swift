@@ -4,7 +4,7 @@
 /// any other frame; scan-only, so it is not in `BeaconFrames.types` (the identity goes on air
 /// from `[gatt_identity]`, not from the frame list), and `Sighting.listed` decodes it.
 public struct HeardGATTIdentity: BeaconFrame, Equatable {
-    public static let name = GATTIdentity.name
+    public static var traits: FrameTraits { GATTIdentity.frameTraits }
     /// The device's Complete or Shortened Local Name (its scan response carries it), as sent.
     public var localName: [UInt8]?
 

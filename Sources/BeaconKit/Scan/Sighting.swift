@@ -37,26 +37,15 @@ public struct Sighting: Equatable, Sendable {
     /// The RSSI as shown: a number, or "n/a".
     public var rssiText: String { rssiAvailable ? "\(rssi)" : "n/a" }
 
-    /// The signal expected at 1 m, in dBm, where the frame says: AltBeacon's REFERENCE RSSI and
-    /// iBeacon's measured power are at 1 m. Eddystone gives its TX power at 0 m instead; the
-    /// usual 41 dB of loss over the first metre (Google's own guidance, and how `power_0m`
-    /// defaults from `beacon.power`) turns it into a 1 m figure: rougher, but acceptable for a
-    /// distance that is a rough guide anyway. TLM says nothing of power: no distance.
-    public var powerAt1m: Int? {
-        switch frame {
-        case let f as AltBeaconFrame: return Int(f.identity.power)
-        case let f as IBeaconFrame: return Int(f.power)
-        case let f as EddystoneUIDFrame: return Int(f.power0m) - 41
-        case let f as EddystoneURLFrame: return Int(f.power0m) - 41
-        default: return nil
-        }
-    }
+    /// The signal expected at 1 m, in dBm, where the frame says (`BeaconFrame.powerAt1m`);
+    /// nil: no distance.
+    public var powerAt1m: Int? { frame.powerAt1m }
 
     public var distanceMeters: Double? { powerAt1m.flatMap { DistanceEstimate.meters(rssi: Int(rssi), power: $0) } }
-    /// From the distance; for the GATT identity, which carries no power, by RSSI as the iOS
-    /// library ranges it.
+    /// From the distance; for a frame ranged by RSSI (the GATT identity, which carries no
+    /// power), as the iOS library ranges it.
     public var proximity: Proximity {
-        frame is HeardGATTIdentity ? Proximity(identityRSSI: rssi) : Proximity(distanceMeters: distanceMeters)
+        Swift.type(of: frame).traits.rangedByRSSI ? Proximity(identityRSSI: rssi) : Proximity(distanceMeters: distanceMeters)
     }
 
     /// What identifies the row in the table.
@@ -64,16 +53,10 @@ public struct Sighting: Equatable, Sendable {
 
     /// The frame's fields that identify it (AltBeacon and iBeacon: uuid, major, minor), in
     /// display order; empty for frames identified by the sender's address (TLM).
-    public var identifyingFields: [FrameField] {
-        guard let keys = BeaconKey.identifyingKeys[type] else { return [] }
-        return frame.fields.filter { keys.contains($0.key) }
-    }
+    public var identifyingFields: [FrameField] { frame.identifyingFields }
 
     /// The other fields (AltBeacon: power, company_id, reserved), in display order.
-    public var otherFields: [FrameField] {
-        let keys = BeaconKey.identifyingKeys[type] ?? []
-        return frame.fields.filter { !keys.contains($0.key) }
-    }
+    public var otherFields: [FrameField] { frame.otherFields }
 
     /// One JSON object on one line (no trailing newline): `type`, the identifying fields,
     /// `rssi`, the other fields, `address`, `distance_m` (where known), `proximity`. For an
@@ -106,29 +89,9 @@ func jsonMember(_ f: FrameField) -> String {
     jsonString(f.key) + ":" + (f.isNumber ? f.value : jsonString(f.value))
 }
 
-/// A JSON string literal (RFC 8259): quotes, backslashes and control characters escaped;
-/// DEL and the C1 controls too, so no raw control byte reaches a terminal.
-public func jsonString(_ s: String) -> String {
-    var out = "\""
-    for u in s.unicodeScalars {
-        switch u {
-        case "\"": out += "\\\""
-        case "\\": out += "\\\\"
-        case "\n": out += "\\n"
-        case "\r": out += "\\r"
-        case "\t": out += "\\t"
-        case _ where u.value < 0x20 || (u.value >= 0x7f && u.value < 0xa0):
-            out += "\\u00" + hexString(CollectionOfOne(UInt8(u.value)))
-        default: out.unicodeScalars.append(u)
-        }
-    }
-    return out + "\""
-}
-
 /// What identifies a row: the frame type, then the frame's IDs as beacon apps group them
-/// (AltBeacon and iBeacon: UUID, major, minor; Overflow Area: matching byte, major, minor;
-/// Eddystone-UID: namespace, instance; Eddystone-URL: the URL), or the sender's address for a frame without IDs (TLM). The frames
-/// of one beacon are separate rows.
+/// (`FrameTraits.identifyingKeys`), or the sender's address for a frame without IDs (TLM, the
+/// GATT identity). The frames of one beacon are separate rows.
 public struct BeaconKey: Hashable, Comparable, Sendable {
     /// One ID: numbers sort as numbers (minor 10 after minor 9).
     public enum Part: Hashable, Comparable, Sendable {
@@ -138,16 +101,6 @@ public struct BeaconKey: Hashable, Comparable, Sendable {
 
     public var type: String
     public var parts: [Part]
-
-    /// The identifying fields of each frame type. A type not listed (TLM) is identified by the
-    /// sender's address.
-    static let identifyingKeys: [String: [String]] = [
-        AltBeaconFrame.name: ["uuid", "major", "minor"],
-        IBeaconFrame.name: ["uuid", "major", "minor"],
-        OverflowAreaFrame.name: ["matching_byte", "major", "minor"],
-        EddystoneUIDFrame.name: ["namespace", "instance"],
-        EddystoneURLFrame.name: ["url"],
-    ]
 
     public init(_ s: Sighting) {
         type = s.type

@@ -38,6 +38,26 @@ public indirect enum JSONValue: Equatable, Sendable {
     }
 }
 
+/// A JSON string literal (RFC 8259): quotes, backslashes and control characters escaped; DEL
+/// and the C1 controls too, so no raw control byte reaches a terminal. The one JSON string
+/// escaper: scan, the status file, health, the monitor's exports and MQTT all write with it.
+public func jsonString(_ s: String) -> String {
+    var out = "\""
+    for u in s.unicodeScalars {
+        switch u {
+        case "\"": out += "\\\""
+        case "\\": out += "\\\\"
+        case "\n": out += "\\n"
+        case "\r": out += "\\r"
+        case "\t": out += "\\t"
+        case _ where u.value < 0x20 || (u.value >= 0x7f && u.value < 0xa0):
+            out += "\\u00" + hexString(CollectionOfOne(UInt8(u.value)))
+        default: out.unicodeScalars.append(u)
+        }
+    }
+    return out + "\""
+}
+
 private struct JSONParser {
     let bytes: [UInt8]
     var i = 0
