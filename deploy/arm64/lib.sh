@@ -140,24 +140,14 @@ arm64_cross_ensure() {
 
 # arm64_cross SCRIPT: runs bash SCRIPT in the cross chroot, in /src (the repo, at the same path as
 # in the arm64 chroot, so that #filePath agrees), with the arm64 chroot read-only at /sysroot and
-# TRIPLE/SYSROOT/STRIP set for deploy/build-static. Shares arm64_in_chroot's lock.
+# TRIPLE/SYSROOT/STRIP set for deploy/build-static.
 arm64_cross() {
-  local script=$1 x=$ARM64_CROSS repo rc=0
-  repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-  (
-    exec 8>"$ARM64_CACHE/.chroot-lock"
-    flock 8
-    arm64_umount_all "$x"
-    mkdir -p "$x/src" "$x/sysroot"
-    trap 'arm64_umount_all "$x"' EXIT
-    mount -t proc proc "$x/proc" && mount --rbind /dev "$x/dev" && mount --make-rslave "$x/dev" \
-      && mount --bind "$repo" "$x/src" && mount --bind "$ARM64_CHROOT" "$x/sysroot" \
-      && mount -o remount,bind,ro "$x/sysroot" || arm64_die "cannot mount into the cross chroot"
-    chroot "$x" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb PATH=/usr/sbin:/usr/bin:/sbin:/bin \
-      TRIPLE=aarch64-unknown-linux-gnu SYSROOT=/sysroot STRIP=aarch64-linux-gnu-strip \
-      /bin/bash -c "cd /src && $script"
-  ) || rc=$?
-  return "$rc"
+  arm64_session "$ARM64_CROSS" arm64_cross_mounts "$1" \
+    TRIPLE=aarch64-unknown-linux-gnu SYSROOT=/sysroot STRIP=aarch64-linux-gnu-strip
+}
+arm64_cross_mounts() { # ROOT REPO
+  mkdir -p "$1/sysroot" && mount -t proc proc "$1/proc" && mount --rbind /dev "$1/dev" && mount --make-rslave "$1/dev" \
+    && mount --bind "$2" "$1/src" && mount --bind "$ARM64_CHROOT" "$1/sysroot" && mount -o remount,bind,ro "$1/sysroot"
 }
 
 # arm64_umount_all DIR: unmounts everything below DIR (left over by an interrupted run)
@@ -170,21 +160,30 @@ arm64_umount_all() {
 }
 
 # arm64_in_chroot SCRIPT: runs bash SCRIPT in the chroot as root, in /src (the repo), with /proc,
-# /sys and /dev mounted. Serialized by a lock: concurrent callers take turns.
-arm64_in_chroot() {
-  local script=$1 c=$ARM64_CHROOT repo rc=0
+# /sys and /dev mounted.
+arm64_in_chroot() { arm64_session "$ARM64_CHROOT" arm64_chroot_mounts "$1"; }
+arm64_chroot_mounts() { # ROOT REPO
+  mount -t proc proc "$1/proc" && mount -t sysfs sys "$1/sys" \
+    && mount --rbind /dev "$1/dev" && mount --make-rslave "$1/dev" && mount --bind "$2" "$1/src"
+}
+
+# arm64_session ROOT MOUNTS SCRIPT [VAR=VALUE...]: runs bash SCRIPT as root in the chroot ROOT, in
+# /src, after the function MOUNTS (ROOT REPO) mounted what it needs, with a clean environment plus
+# the VARs; watched by arm64_guarded. Every chroot run takes one lock (concurrent callers take
+# turns), and ROOT's mounts are undone before (an interrupted run's) and after.
+arm64_session() {
+  local root=$1 mounts=$2 script=$3 repo rc=0
+  shift 3
   repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
   (
     exec 8>"$ARM64_CACHE/.chroot-lock"
     flock 8
-    arm64_umount_all "$c"
-    mkdir -p "$c/src"
-    trap 'arm64_umount_all "$c"' EXIT
-    mount -t proc proc "$c/proc" && mount -t sysfs sys "$c/sys" \
-      && mount --rbind /dev "$c/dev" && mount --make-rslave "$c/dev" \
-      && mount --bind "$repo" "$c/src" || arm64_die "cannot mount into the chroot"
-    arm64_guarded chroot "$c" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb \
-      PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+    arm64_umount_all "$root"
+    mkdir -p "$root/src"
+    trap 'arm64_umount_all "$root"' EXIT
+    "$mounts" "$root" "$repo" || arm64_die "cannot mount into $root"
+    arm64_guarded chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb \
+      PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin "$@" \
       /bin/bash -c "cd /src && $script"
   ) || rc=$?
   return "$rc"
