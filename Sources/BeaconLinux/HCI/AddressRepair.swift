@@ -15,6 +15,8 @@ public final class AddressRepair {
     private let mgmt: ManagementSocket
     private let serialPath: String
     private var memory = AddressRepairMemory()
+    /// The board's serial, read at the first bring-up: it does not change while we run.
+    private lazy var serial = readSerial()
 
     /// `serialPath`: the board's serial; ALTBEACOND_BOARD_SERIAL names another file (tests, or a
     /// board whose serial lives elsewhere).
@@ -33,14 +35,15 @@ public final class AddressRepair {
     /// `address` what the adapter reports; `done`, always on a later loop turn, with the outcome.
     public func bringUp(index: UInt16, power: @escaping (_ up: Bool, _ done: @escaping (Errno?) -> Void) -> Void,
                         address: @escaping () -> BluetoothAddress?, _ done: @escaping (Errno?) -> Void) {
-        var procedure = AddressRepairProcedure(index: index, serial: readSerial(), serialPath: serialPath)
+        var procedure = AddressRepairProcedure(index: index, serial: serial, serialPath: serialPath)
         // Each answer feeds the procedure, whose steps are performed in order.
         var perform: ([AddressRepairProcedure.Step]) -> Void = { _ in }
         perform = { [unowned self] steps in
             for step in steps {
                 switch step {
                 case .power(let up):
-                    power(up) { [unowned self] e in perform(procedure.powered(e?.rawValue, address: address(), &memory)) }
+                    // what the adapter reports matters once it is up (the procedure ignores it after a down)
+                    power(up) { [unowned self] e in perform(procedure.powered(e?.rawValue, address: up ? address() : nil, &memory)) }
                 case .send(let command):
                     mgmt.send(command) { [unowned self] r in
                         perform(procedure.answered(r.mapError { ManagementRefusal("\($0)") }, &memory))

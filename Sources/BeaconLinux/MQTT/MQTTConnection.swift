@@ -48,32 +48,15 @@ public final class MQTTConnection {
         let s = MQTTClientSession(connect: packet)
         session = s
         let start = s.start()
-        var storage = sockaddr_storage()
-        var length: socklen_t = 0
-        let family: Int32
-        if address.contains(":") {
-            var a = sockaddr_in6()
-            a.sin6_family = sa_family_t(AF_INET6)
-            a.sin6_port = port.bigEndian
-            guard inet_pton(AF_INET6, address, &a.sin6_addr) == 1 else { return fail("'\(address)' is not an IP address") }
-            withUnsafeBytes(of: a) { src in withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: src) } }
-            length = socklen_t(MemoryLayout<sockaddr_in6>.size)
-            family = AF_INET6
-        } else {
-            var a = sockaddr_in()
-            a.sin_family = sa_family_t(AF_INET)
-            a.sin_port = port.bigEndian
-            guard inet_pton(AF_INET, address, &a.sin_addr) == 1 else { return fail("'\(address)' is not an IP address") }
-            withUnsafeBytes(of: a) { src in withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: src) } }
-            length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            family = AF_INET
+        guard let (storage, length, family) = ipSocketAddress(address, port: port) else {
+            return fail("'\(address)' is not an IP address")
         }
         let raw = socket(family, clinux_sock_stream_cloexec_nonblock, 0)
         guard raw >= 0 else { return fail("socket: \(Errno.current)") }
         let sock = FileDescriptor(raw)
         connecting = sock
         perform(start)
-        let r = withUnsafePointer(to: &storage) {
+        let r = withUnsafePointer(to: storage) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(sock.rawValue, $0, length) }
         }
         if r != 0 && errno != EINPROGRESS { return fail("connect: \(Errno.current)") }

@@ -27,3 +27,27 @@ public func hostName() -> String {
     }, as: UTF8.self)
     return cleaned.isEmpty ? "altbeacond" : cleaned
 }
+
+/// `address` (an IPv4 or IPv6 literal) and `port` as a socket address, its length and family;
+/// nil when it is not a literal.
+func ipSocketAddress(_ address: String, port: UInt16) -> (sockaddr_storage, socklen_t, Int32)? {
+    var storage = sockaddr_storage()
+    func store<A>(_ a: A) -> socklen_t {
+        withUnsafeBytes(of: a) { src in withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: src) } }
+        return socklen_t(MemoryLayout<A>.size)
+    }
+    if address.contains(":") {
+        var a = sockaddr_in6()
+        a.sin6_family = sa_family_t(AF_INET6)
+        a.sin6_port = port.bigEndian
+        guard inet_pton(AF_INET6, address, &a.sin6_addr) == 1 else { return nil }
+        let length = store(a)
+        return (storage, length, AF_INET6)
+    }
+    var a = sockaddr_in()
+    a.sin_family = sa_family_t(AF_INET)
+    a.sin_port = port.bigEndian
+    guard inet_pton(AF_INET, address, &a.sin_addr) == 1 else { return nil }
+    let length = store(a)
+    return (storage, length, AF_INET)
+}
