@@ -1,3 +1,4 @@
+import BeaconKit
 import Glibc
 import XCTest
 @testable import BeaconLinux

@@ -1,24 +1,6 @@
 import BeaconKit
 import Glibc
 
-/// Why a command did not complete.
-public enum HCICommandFailure: Error, Equatable, Sendable, CustomStringConvertible {
-    case io(Errno)
-    case timeout(HCIOpcode)
-    case status(HCIOpcode, HCIStatus)
-    /// Success, with fewer return parameters than the command's reply has.
-    case shortReply(HCIOpcode)
-
-    public var description: String {
-        switch self {
-        case .io(let e): "\(e)"
-        case .timeout(let op): "\(op) timed out"
-        case .status(let op, let st): "\(op) failed: \(st)"
-        case .shortReply(let op): "\(op) answered with too few return parameters"
-        }
-    }
-}
-
 /// The one command path to a controller, for the beacon and `scan` alike: one command in flight at
 /// a time (as BlueZ's shared/hci.c does), the rest queued; each has a deadline kept as a loop
 /// timer, and completes when its Command Complete (or a failing Command Status) is read off the

@@ -1,3 +1,4 @@
+import BeaconKit
 import CLinux
 import Glibc
 

@@ -1,3 +1,4 @@
+import BeaconKit
 import Glibc
 
 /// A small file in the daemon's state directory, replaced atomically: written to a temp file

@@ -1,3 +1,4 @@
+import BeaconKit
 import Glibc
 
 /// A connected, non-blocking stream socket on the event loop (the D-Bus system bus, an MQTT
