@@ -27,7 +27,6 @@ final class Daemon {
     let rewatchTimer: LoopTimer
     let watchdogTimer: LoopTimer
     var reopenTimers: [String: LoopTimer] = [:]
-    let telemetry = TelemetrySource()
     /// Between SIGTERM (or the last escalation step) and exit.
     var stopping: Bool { sessions.stopping }
     var exitCode = ExitCode.ok
@@ -47,7 +46,8 @@ final class Daemon {
         var controlFD: () -> Int32 = { -1 }
         // One for every session: what it gave each adapter is logged once.
         let addressRepair = AddressRepair(loop: loop, log: log)
-        sessions = AdapterSessions(config: config, loop: loop, log: log) { index in
+        sessions = AdapterSessions(config: config, loop: loop, log: log,
+                                   telemetry: { [telemetry = TelemetrySource()] count in telemetry.read(advertisingCount: count) }) { index in
             let c = KernelController(index: index, loop: loop) { controlFD() }
             c.addressRepair = addressRepair
             return c
@@ -55,12 +55,7 @@ final class Daemon {
         controlFD = { [unowned self] in self.control.fd.rawValue }
         loop.onPollError = { [unowned self] e in log.error("poll() failed: \(e); dropping broken descriptors and going on") }
         sessions.outputs.append(SystemdStatusOutput(notifier: notifier))
-        sessions.prepareAdvertiser = { [unowned self] a in
-            a.afterBringUp = { [unowned self] in _ = try? self.monitor.readPackets() }
-            a.telemetry = { [telemetry] count in telemetry.read(advertisingCount: count) }
-        }
-        sessions.onRestartRequested = { [unowned self] in restartNow() }
-        sessions.onAdapterChanged = { [unowned self] _ in retargetMonitor() }
+        sessions.host = self
         sessions.gatt = GATTIdentityService(loop: loop, log: log, bluetoothd: BlueZGATTApplication(loop: loop, log: log)) { [unowned self] index in
             try? self.control.deviceAddress(index: index)
         }
@@ -218,4 +213,10 @@ final class Daemon {
             loop.stop()
         }
     }
+}
+
+extension Daemon: AdapterSessionsHost {
+    func restartRequested() { restartNow() }
+    func adapterChanged(to index: UInt16) { retargetMonitor() }
+    func adapterBroughtUp(index: UInt16) { _ = try? monitor.readPackets() }
 }

@@ -67,8 +67,6 @@ final class AdapterSessionGATTTests: ScriptedTestCase {
     func testACentralHoldingOnIsDisconnectedThroughTheKernelAfterThirtySeconds() {
         let c = controller(legacy: true)
         let p = session(c, config())
-        var released: [[UInt8]] = []
-        p.session.advertiser.beforeDisconnect = { released.append($0) }
         p.session.start()
         loop.run(forMs: 3000)
         c.centralConnects(handle: 7, peer: [0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xff])
@@ -76,7 +74,7 @@ final class AdapterSessionGATTTests: ScriptedTestCase {
         XCTAssertEqual(c.disconnectRequests.count, 0)
         loop.run(forMs: 1_500)
         XCTAssertEqual(c.disconnectRequests, [[0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xff]])
-        XCTAssertEqual(released, [[0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xff]], "the ATT channel goes before the link")
+        XCTAssertEqual(p.released, [[0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xff]], "the ATT channel goes before the link")
         XCTAssertTrue(p.session.policy.connections.isEmpty)
         XCTAssertTrue(loop.run(atMostMs: 2000) { c.onAir.contains(identity.advertisingData) })
     }

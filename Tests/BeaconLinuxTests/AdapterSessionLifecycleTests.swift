@@ -164,8 +164,7 @@ final class AdapterSessionLifecycleTests: ScriptedTestCase {
     func testTLMAdvertisingCountNeverDecreasesAcrossRearms() {
         let c = controller()
         let config = TestBeacons.config([TestBeacons.altBeacon(), TestBeacons.tlm()], intervalMs: 100)
-        let p = session(c, config)
-        p.session.advertiser.telemetry = { count in Telemetry(uptimeDeciseconds: 1, advertisingCount: count, temperature: nil) }
+        let p = session(c, config) { count in Telemetry(uptimeDeciseconds: 1, advertisingCount: count, temperature: nil) }
         p.session.start()
         loop.run(forMs: 35_000)
         var slower = config

@@ -134,12 +134,10 @@ final class AdvertiserTests: ScriptedTestCase {
     func testHardwareErrorEventIsReported() throws {
         let c = controller(legacy: true)
         let a = advertiser(c)
-        var codes: [UInt8] = []
-        a.onHardwareError = { codes.append($0) }
         XCTAssertNoThrow(try XCTUnwrap(arm(a, TestBeacons.config())).get())
         c.hardwareError(code: 0x42)
         loop.run(forMs: 10)
-        XCTAssertEqual(codes, [0x42])
+        XCTAssertEqual((a.events as? AdvertiserRecorder)?.events.last, .hardwareError(0x42))
     }
 
     func testProbeFailsWhenSomeoneRemovedOurSet() throws {

@@ -113,7 +113,10 @@ class ScriptedTestCase: XCTestCase {
 
     func advertiser(_ c: ScriptedHCIController) -> Advertiser {
         let a = Advertiser(controller: c, loop: loop, log: log)
+        let r = AdvertiserRecorder()
+        a.events = r
         keep.append(a)
+        keep.append(r)
         return a
     }
 
@@ -127,8 +130,9 @@ class ScriptedTestCase: XCTestCase {
     }
 
     /// A session on `c`, wired to its monitor and device events as the daemon does.
-    func session(_ c: ScriptedHCIController, _ config: BeaconConfig, generation: Int = 1) -> SessionProbe {
-        let s = AdapterSession(config: config, generation: generation, controller: c, loop: loop, log: log)
+    func session(_ c: ScriptedHCIController, _ config: BeaconConfig, generation: Int = 1,
+                 telemetry: @escaping (UInt32) -> Telemetry = { _ in .zero }) -> SessionProbe {
+        let s = AdapterSession(config: config, generation: generation, controller: c, loop: loop, log: log, telemetry: telemetry)
         let p = SessionProbe(session: s)
         c.monitor = { [unowned s] op, params in if !s.isRetired { s.monitored(op, params) } }
         c.onDeviceEvent = { [unowned s] kind in if !s.isRetired { s.deviceEvent(kind) } }
@@ -146,17 +150,28 @@ class ScriptedTestCase: XCTestCase {
     func dumpLog(_ last: Int = 60) -> String { logLines.lines.suffix(last).joined() }
 }
 
-/// An adapter session with what its callbacks reported.
-final class SessionProbe {
+/// An adapter session's host, with what the session told it.
+final class SessionProbe: AdapterSessionHost {
     let session: AdapterSession
     var confirmed: [Int] = []
     var restartRequests = 0
+    var released: [[UInt8]] = []
+    /// Called at each restart request.
+    var onRestartRequested: () -> Void = {}
 
     init(session: AdapterSession) {
         self.session = session
-        session.onConfirmed = { [unowned self] g in confirmed.append(g) }
-        session.onRestartRequested = { [unowned self] in restartRequests += 1 }
+        session.host = self
     }
+
+    func sessionChanged(_ session: AdapterSession) {}
+    func session(_ session: AdapterSession, confirmed generation: Int) { confirmed.append(generation) }
+    func sessionRequestsRestart(_ session: AdapterSession) {
+        restartRequests += 1
+        onRestartRequested()
+    }
+    func sessionBroughtUp(_ session: AdapterSession) {}
+    func session(_ session: AdapterSession, releasingCentral address: [UInt8]) { released.append(address) }
 
     var phase: PolicyPhase { session.policy.phase }
 }

@@ -1,14 +1,30 @@
 import BeaconKit
 
-/// Everything the beacon does on one adapter: one command channel (inside the advertiser), one
-/// advertiser, one on-air policy and the policy's timers, all its own. The daemon routes the
-/// adapter's kernel events and monitored commands here by index. Outcomes of controller work
-/// arrive on later loop turns and are fed back to the policy one event at a time, so nothing
-/// here re-enters itself.
-public final class AdapterSession {
+/// Whoever runs adapter sessions hears each one here.
+public protocol AdapterSessionHost: AnyObject {
+    /// The status may have changed (after each event).
+    func sessionChanged(_ session: AdapterSession)
+    /// Config generation `generation` is on air, confirmed by the controller.
+    func session(_ session: AdapterSession, confirmed generation: Int)
+    /// The escalation's last step: the service should be restarted.
+    func sessionRequestsRestart(_ session: AdapterSession)
+    /// The adapter is up, before our commands: what the kernel sent to initialise it (a Reset
+    /// among them) is not interference (the daemon drains its HCI monitor).
+    func sessionBroughtUp(_ session: AdapterSession)
+    /// A central's link is about to be cut by us: what serves it lets go first.
+    func session(_ session: AdapterSession, releasingCentral address: [UInt8])
+}
+
+/// Everything the beacon does on one adapter: one advertiser (with the adapter's command
+/// channel), one on-air policy and the policy's timers, all its own. The daemon routes the
+/// adapter's kernel events and monitored commands here by index. The advertiser's outcomes
+/// arrive on later loop turns and are fed to the policy one event at a time, so nothing here
+/// re-enters itself.
+public final class AdapterSession: AdvertiserEvents {
     public let index: UInt16
     public private(set) var policy: OnAirPolicy
     public let advertiser: Advertiser
+    public weak var host: AdapterSessionHost?
     private let loop: EventLoop
     private let log: Logger
     private var timers: [PolicyTimer: LoopTimer] = [:]
@@ -16,33 +32,18 @@ public final class AdapterSession {
     private var queue: [PolicyEvent] = []
     private var handling = false
     public private(set) var isRetired = false
+    /// `retire`'s caller, told once the advertiser took everything down.
+    private var retired: ((_ confirmed: Bool) -> Void)?
 
-    /// The status may have changed (called after each event).
-    public var onChange: () -> Void = {}
-    /// Config generation `generation` is on air, confirmed by the controller.
-    public var onConfirmed: (_ generation: Int) -> Void = { _ in }
-    /// The escalation's last step: the service should be restarted.
-    public var onRestartRequested: () -> Void = {}
-
-    public init(config: BeaconConfig, generation: Int, controller: ControllerAccess, loop: EventLoop, log: Logger) {
+    public init(config: BeaconConfig, generation: Int, controller: ControllerAccess, loop: EventLoop, log: Logger,
+                telemetry: @escaping (UInt32) -> Telemetry = { _ in .zero }) {
         index = controller.index
         policy = OnAirPolicy(config: config, generation: generation)
-        advertiser = Advertiser(controller: controller, loop: loop, log: log)
+        advertiser = Advertiser(controller: controller, loop: loop, log: log, telemetry: telemetry)
         self.loop = loop
         self.log = log
         for t in PolicyTimer.allCases { timers[t] = loop.makeTimer() }
-        // Weak throughout: completions may arrive after a retired session was let go.
-        advertiser.onSend = { [weak self] op, params in
-            guard let self else { return }
-            policy.noteSent(op, params, at: self.loop.now)
-        }
-        advertiser.onHardwareError = { [weak self] code in
-            guard let self else { return }
-            log.warning("\(adapter): hardware error 0x\(hexString(CollectionOfOne(code)))")
-            handle(.hardwareError)
-        }
-        advertiser.onCentralConnected = { [weak self] h in self?.handle(.centralConnected(handle: h)) }
-        advertiser.onDisconnected = { [weak self] h in self?.handle(.centralDisconnected(handle: h)) }
+        advertiser.events = self
     }
 
     public var adapter: String { "hci\(index)" }
@@ -86,8 +87,9 @@ public final class AdapterSession {
         handle(.stop)
         for t in timers.values { t.cancel() }
         if hung { log.warning("\(adapter): controller not answering; not waiting for it to take advertising off") }
+        retired = done
         advertiser.takeDown(commandTimeoutMs: commandTimeoutMs, deadlineMs: hung ? 0 : deadlineMs,
-                            disconnecting: Array(policy.connections.keys), done)
+                            disconnecting: Array(policy.connections.keys))
     }
 
     /// Lets go of the adapter at once, without taking anything off air: a new session on the
@@ -110,21 +112,21 @@ public final class AdapterSession {
             for action in policy.handle(e, now: loop.now) { perform(action) }
         }
         handling = false
-        onChange()
+        host?.sessionChanged(self)
     }
 
     private func perform(_ action: PolicyAction) {
         switch action {
         case .arm(let scope, let config, let g):
-            advertiser.arm(config, scope: scope) { [weak self] r in self?.handle(.armed(generation: g, r)) }
+            advertiser.arm(config, scope: scope, generation: g)
         case .abandonArm:
             advertiser.abandon()
         case .probe:
-            advertiser.probe { [weak self] in self?.handle(.probed($0)) }
+            advertiser.probe()
         case .rotate:
-            advertiser.rotate { [weak self] in self?.handle(.rotated($0)) }
+            advertiser.rotate()
         case .refreshTelemetry:
-            advertiser.refreshTelemetry { [weak self] in self?.handle(.telemetryRefreshed($0)) }
+            advertiser.refreshTelemetry()
         case .schedule(let t, let ms):
             timers[t]?.schedule(afterMs: ms) { [weak self] in self?.handle(.timer(t)) }
         case .cancel(let t):
@@ -137,12 +139,38 @@ public final class AdapterSession {
             if announce {
                 log.info("on air: \(describe(policy.config)) on \(adapter) (\(advertiser.mode), every \(advertiser.effectiveIntervalMs) ms)")
             }
-            onConfirmed(g)
+            host?.session(self, confirmed: g)
         case .notice(let m): log.notice(m)
         case .warning(let m): log.warning(m)
-        case .requestRestart: onRestartRequested()
+        case .requestRestart: host?.sessionRequestsRestart(self)
         case .disconnect(let h):
-            advertiser.disconnect(handle: h) { [weak self] gone in if gone { self?.handle(.centralDisconnected(handle: h)) } }
+            advertiser.disconnect(handle: h)
+        }
+    }
+
+    // MARK: the advertiser's events
+
+    public func advertiser(_ advertiser: Advertiser, sent opcode: HCIOpcode, _ parameters: [UInt8]) {
+        policy.noteSent(opcode, parameters, at: loop.now)
+    }
+
+    public func advertiser(_ advertiser: Advertiser, reported event: AdvertiserEvent) {
+        switch event {
+        case .armed(let g, let r): handle(.armed(generation: g, r))
+        case .probed(let f): handle(.probed(f))
+        case .rotated(let f): handle(.rotated(f))
+        case .telemetryRefreshed(let f): handle(.telemetryRefreshed(f))
+        case .tookDown(let confirmed):
+            let done = retired
+            retired = nil
+            done?(confirmed)
+        case .broughtUp: host?.sessionBroughtUp(self)
+        case .hardwareError(let code):
+            log.warning("\(adapter): hardware error 0x\(hexString(CollectionOfOne(code)))")
+            handle(.hardwareError)
+        case .centralConnected(let h): handle(.centralConnected(handle: h))
+        case .centralDisconnected(let h): handle(.centralDisconnected(handle: h))
+        case .releasingCentral(let address): host?.session(self, releasingCentral: address)
         }
     }
 }

@@ -1,11 +1,22 @@
 import BeaconKit
 
+/// What the adapter sessions ask of the daemon.
+public protocol AdapterSessionsHost: AnyObject {
+    /// The escalation's last step, from any session.
+    func restartRequested()
+    /// The adapter changed (the daemon points its HCI monitor filter there).
+    func adapterChanged(to index: UInt16)
+    /// Adapter `index` is up, before our commands: the daemon drains what its HCI monitor read
+    /// of the kernel's setup, which is not interference.
+    func adapterBroughtUp(index: UInt16)
+}
+
 /// The daemon's wiring between configs and adapters, without its descriptors: the session of the
 /// adapter the config names, the sessions of adapters left behind until they are off air, config
 /// generations, the last good copy (stored once the controller confirmed it), and one
 /// `DaemonStatus` per change handed to every output. The daemon feeds it kernel events by index;
 /// the unit tests feed it the same from a scripted controller.
-public final class AdapterSessions {
+public final class AdapterSessions: AdapterSessionHost {
     /// The newest accepted config and its generation (bumped per applied config).
     public private(set) var config: BeaconConfig
     public private(set) var generation = 1
@@ -25,12 +36,9 @@ public final class AdapterSessions {
     private let loop: EventLoop
     private let log: Logger
     private let makeController: (UInt16) -> ControllerAccess
-    /// Set up each new session's advertiser (the daemon's monitor drain, telemetry).
-    public var prepareAdvertiser: (Advertiser) -> Void = { _ in }
-    /// The escalation's last step, from any session.
-    public var onRestartRequested: () -> Void = {}
-    /// The adapter changed (the daemon points its HCI monitor filter there).
-    public var onAdapterChanged: (UInt16) -> Void = { _ in }
+    /// What the TLM frame carries, given the advertising count.
+    private let telemetry: (UInt32) -> Telemetry
+    public weak var host: AdapterSessionsHost?
     /// Serves the GATT identity's service for the current adapter and config (nil in tests).
     public var gatt: GATTIdentityService? {
         didSet { gatt?.onChange = { [unowned self] in publishStatus() } }
@@ -39,10 +47,12 @@ public final class AdapterSessions {
     public static let retireCommandTimeoutMs: Int64 = 1000
     public static let retireDeadlineMs: Int64 = 10_000
 
-    public init(config: BeaconConfig, loop: EventLoop, log: Logger, makeController: @escaping (UInt16) -> ControllerAccess) {
+    public init(config: BeaconConfig, loop: EventLoop, log: Logger, telemetry: @escaping (UInt32) -> Telemetry = { _ in .zero },
+                makeController: @escaping (UInt16) -> ControllerAccess) {
         self.config = config
         self.loop = loop
         self.log = log
+        self.telemetry = telemetry
         self.makeController = makeController
     }
 
@@ -60,14 +70,18 @@ public final class AdapterSessions {
 
     private func makeSession(_ config: BeaconConfig) -> AdapterSession {
         let s = AdapterSession(config: config, generation: generation, controller: makeController(config.bluetooth.adapterIndex),
-                               loop: loop, log: log)
-        prepareAdvertiser(s.advertiser)
-        s.advertiser.beforeDisconnect = { [unowned self] address in gatt?.releaseCentral(address) }
-        s.onChange = { [unowned self] in publishStatus() }
-        s.onConfirmed = { [unowned self] g in confirmed(g) }
-        s.onRestartRequested = { [unowned self] in onRestartRequested() }
+                               loop: loop, log: log, telemetry: telemetry)
+        s.host = self
         return s
     }
+
+    // MARK: what the sessions say
+
+    public func sessionChanged(_ session: AdapterSession) { publishStatus() }
+    public func session(_ session: AdapterSession, confirmed generation: Int) { confirmed(generation) }
+    public func sessionRequestsRestart(_ session: AdapterSession) { host?.restartRequested() }
+    public func sessionBroughtUp(_ session: AdapterSession) { host?.adapterBroughtUp(index: session.index) }
+    public func session(_ session: AdapterSession, releasingCentral address: [UInt8]) { gatt?.releaseCentral(address) }
 
     // MARK: events, routed by adapter index
 
@@ -137,7 +151,7 @@ public final class AdapterSessions {
             retiring.removeAll { $0 === r }
         }
         session = makeSession(new)
-        onAdapterChanged(new.bluetooth.adapterIndex)
+        host?.adapterChanged(to: new.bluetooth.adapterIndex)
         session.start()
     }
 

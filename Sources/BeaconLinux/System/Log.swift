@@ -1,16 +1,6 @@
+import BeaconKit
 /// One line per event on stderr. Under systemd (JOURNAL_STREAM set) each line carries the
 /// sd-daemon priority prefix so the journal files it at the right level.
-public enum LogLevel: Int, Comparable, Sendable {
-    case error = 3, warning = 4, notice = 5, info = 6, debug = 7
-    public static func < (a: LogLevel, b: LogLevel) -> Bool { a.rawValue < b.rawValue }
-    var word: String {
-        switch self {
-        case .error: "error"; case .warning: "warning"; case .notice: "notice"
-        case .info: "info"; case .debug: "debug"
-        }
-    }
-}
-
 public struct Logger: Sendable {
     public var journal: Bool
     public var threshold: LogLevel

@@ -1,0 +1,245 @@
+/// The arm: open, bring up, read what the controller can do, clear what a previous process left,
+/// then extended commands where they bring something (a TX power, frames on air at once), else
+/// legacy ones; each falls back on the other when the controller refuses it (SPEC §3).
+extension AdvertiserProcedure {
+    /// The channel `.openChannel` asked for is open (nil) or could not be opened.
+    public mutating func channelOpened(_ error: Errno?, now: Int64) -> [AdvertiserAction] {
+        guard case .opening = stage else { return [] }
+        if let error { return finishArm(.failure(ArmFailure(error)), now) }
+        channelOpen = true
+        guard case .arm(_, _, let scope, _)? = operation else { return [] }
+        return prepare(powerCycle: scope == .powerCycle)
+    }
+
+    /// The channel broke (the controller went away under it): the command in flight fails by itself.
+    public mutating func channelLost(now: Int64) -> [AdvertiserAction] {
+        channelOpen = false
+        offAir(now)
+        return []
+    }
+
+    /// HCIDEVUP/HCIDEVDOWN returned `error` (nil: done); `randomAddress`: the static random
+    /// address to send from now (the address repair may have chosen one during the bring-up).
+    public mutating func powered(_ error: Errno?, randomAddress: BluetoothAddress?, now: Int64) -> [AdvertiserAction] {
+        switch stage {
+        case .poweringDown:
+            var a: [AdvertiserAction] = []
+            if let error { a.append(.log(.warning, "\(adapter) down: \(error)")) }
+            // A controller taken down forgets its sets and advertising.
+            armedHandles = []
+            legacyArmed = false
+            controller.forget()
+            stage = .poweringUp
+            return a + [.power(up: true)]
+        case .poweringUp:
+            if let error, error != .alreadyInProgress { return finishArm(.failure(ArmFailure(error, bringingUp: true)), now) }
+            if error == nil { controller.forget() }   // the kernel's setup reset it
+            self.randomAddress = randomAddress
+            stage = .readingVersion
+            steps = [.send(.fixed(ReadLocalVersion()), Handling())]
+            return [.event(.broughtUp)] + next(now)
+        default:
+            return []
+        }
+    }
+
+    mutating func prepare(powerCycle: Bool) -> [AdvertiserAction] {
+        guard powerCycle else {
+            stage = .poweringUp
+            return [.power(up: true)]
+        }
+        stage = .poweringDown
+        return [.log(.notice, "taking \(adapter) down and up: the kernel re-runs the controller's setup"), .power(up: false)]
+    }
+
+    /// A stage's list ended: `failure` (nil: every step done), `reply`: the last command's return parameters.
+    mutating func stageEnded(_ failure: HCICommandFailure?, reply: [UInt8], _ now: Int64) -> [AdvertiserAction] {
+        switch stage {
+        case .idle, .opening, .poweringDown, .poweringUp:
+            return []
+        case .readingVersion:
+            if let failure { return finishArm(.failure(ArmFailure(failure)), now) }
+            guard let v = LocalVersionReply(returnParameters: reply) else { return finishArm(.failure(ArmFailure(.shortReply(.readLocalVersion))), now) }
+            stage = .readingFeatures(v)
+            steps = [.send(.fixed(LEReadLocalSupportedFeatures()), Handling())]
+            return next(now)
+        case .readingFeatures(let v):
+            if let failure { return finishArm(.failure(ArmFailure(failure)), now) }
+            guard let f = LEFeaturesReply(returnParameters: reply) else { return finishArm(.failure(ArmFailure(.shortReply(.leReadLocalFeatures))), now) }
+            let i = ControllerInfo(hciVersion: v.hciVersion, manufacturer: v.manufacturer, leFeatures: f.bits)
+            guard i.hasExtendedAdvertising else {
+                info = i
+                return configureNow(now)
+            }
+            stage = .readingSets(i)
+            steps = [.send(.fixed(LEReadNumberOfSupportedAdvertisingSets()), Handling())]
+            return next(now)
+        case .readingSets(var i):
+            if failure == nil, let sets = AdvertisingSetCountReply(returnParameters: reply) { i.advertisingSets = sets.count }
+            info = i
+            // Once per session, before the first arm: sets a previous process left (SIGKILL, a
+            // watchdog abort, a config with more frames) are cleared, so none stays beside ours.
+            guard !clearedPrevious else { return configureNow(now) }
+            let quiet = Handling(tolerating: [.commandDisallowed, .unknownCommand, .unknownAdvertisingIdentifier])
+            stage = .clearingPrevious
+            steps = [.send(.fixed(LEDisableAllExtendedAdvertising()), quiet), .send(.fixed(LEClearAdvertisingSets()), quiet)]
+            return next(now)
+        case .clearingPrevious:
+            if failure == nil {
+                clearedPrevious = true
+                armedHandles = []
+            }
+            return configureNow(now)
+        case .updatingSlots:
+            guard failure != nil, let info else { return finishArm(.success(summary), now) }
+            return configure(info, now)
+        case .leaving(let toExtended):
+            guard let info else { return finishArm(.failure(.missing), now) }
+            return toExtended ? armExtended(now, fallback: true) : armLegacy(now, fallback: info.hasExtendedAdvertising)
+        case .extended(let p, let fallback):
+            guard let failure else { return finishArm(onAir(p, now), now) }
+            if case .status(_, .commandDisallowed) = failure, fallback {
+                // Controllers may refuse extended commands once legacy ones were used, until reset.
+                let turns = frames.count > 1 ? ", the frames in turn" : ""
+                return [.log(.warning, "\(adapter) refuses extended advertising now; advertising with legacy commands\(turns), until the adapter restarts")]
+                    + armLegacy(now, fallback: false)
+            }
+            return finishArm(.failure(ArmFailure(failure)), now)
+        case .legacy(let p, let fallback):
+            guard let failure else { return finishArm(onAir(p, now), now) }
+            if case .status(_, .commandDisallowed) = failure, fallback {
+                // The host has used extended advertising: legacy commands are now refused (SPEC §3).
+                return [.log(.info, "legacy advertising commands refused on \(adapter); using extended commands with a legacy PDU")]
+                    + armExtended(now, fallback: false)
+            }
+            return finishArm(.failure(ArmFailure(failure)), now)
+        case .upkeep:
+            return finishUpkeep(failure.map(ArmFailure.init), now)
+        case .takingDown(let failures, _):
+            return finishTakeDown(confirmed: failures == 0, now: now)
+        }
+    }
+
+    mutating func configureNow(_ now: Int64) -> [AdvertiserAction] {
+        guard channelOpen, let info, case .arm(_, _, let scope, let sameFrames)? = operation else { return finishArm(.failure(.missing), now) }
+        if scope == .data, sameFrames, let plan {
+            stage = .updatingSlots
+            steps = []
+            for s in 0..<plan.slotCount {
+                let r = plan.frames(inSlot: s)
+                let f = r.count > 1 ? r.lowerBound + turn % r.count : r.lowerBound
+                let h = plan.handle(ofSlot: s)
+                if controller.slot(h)?.data == payload(ofFrame: f, now: now) { continue }
+                steps += frameSteps(f, h)
+            }
+            return next(now)
+        }
+        return configure(info, now)
+    }
+
+    /// Chooses legacy or extended, then takes what the new plan does not use off air first.
+    mutating func configure(_ info: ControllerInfo, _ now: Int64) -> [AdvertiserAction] {
+        guard case .arm(_, let config, _, _)? = operation else { return [] }
+        var a: [AdvertiserAction] = []
+        var wantsExtended = info.hasExtendedAdvertising && (frames.count > 1 || (keepsFamily && lastPlan?.handles != nil))
+        if config.bluetooth.txPowerDbm != nil {
+            if info.hasExtendedAdvertising {
+                wantsExtended = true
+            } else if !warnedTxPower {
+                warnedTxPower = true
+                a.append(.log(.warning, "tx_power_dbm is ignored: \(config.bluetooth.adapter) has no LE extended advertising (\(info.versionName))"))
+            }
+        }
+        txPowerDbm = config.bluetooth.txPowerDbm
+        stage = .leaving(toExtended: wantsExtended)
+        steps = leaveSteps(toSets: wantsExtended ? extendedPlan(info).handles ?? [] : nil)
+        if !steps.isEmpty { plan = nil }
+        return a + next(now)
+    }
+
+    func extendedPlan(_ info: ControllerInfo) -> AirPlan {
+        AirPlan(handles: AirPlan.handles(frames: frames.count, supportedSets: info.advertisingSets), frameCount: frames.count)
+    }
+
+    /// Switching between legacy commands and sets, or to fewer or other sets: every set we
+    /// configured on this controller and the new plan does not use is disabled and removed (not
+    /// only those of the last plan: a failed arm forgets its plan, the sets stay), and legacy
+    /// advertising is disabled when sets take over; else the old frames stay on air beside the
+    /// new. Best effort: whatever the controller says, the new setup goes on.
+    func leaveSteps(toSets handles: [UInt8]?) -> [Step] {
+        var steps: [Step] = []
+        for h in armedHandles.subtracting(handles ?? []).sorted(by: >) {
+            steps.append(.send(.disable(handle: h), Handling(tolerating: [.commandDisallowed, .unknownAdvertisingIdentifier, .unknownCommand], twice: true, bestEffort: true)))
+            // Forgotten only once the controller says it is gone: a set whose disable or
+            // removal failed stays ours to take down (at the next arm, a stop, a move).
+            steps.append(.send(.fixed(LERemoveAdvertisingSet(handle: h)), Handling(tolerating: [.unknownAdvertisingIdentifier], twice: true, bestEffort: true, then: .removedHandle(h))))
+        }
+        if legacyArmed && handles != nil {
+            steps.append(.send(.disable(handle: nil), Handling(tolerating: [.commandDisallowed], twice: true, bestEffort: true, then: .legacyDisarmed)))
+        }
+        return steps
+    }
+
+    mutating func armLegacy(_ now: Int64, fallback: Bool) -> [AdvertiserAction] {
+        let p = AirPlan(handles: nil, frameCount: frames.count)
+        let random = chooseOwnAddress()
+        stage = .legacy(p, fallback: fallback)
+        steps = [.send(.disable(handle: nil), Handling(tolerating: [.commandDisallowed]))]
+        // Allowed only while advertising is off, hence after the disable.
+        if let random { steps.append(.send(.legacyRandomAddress(random), Handling())) }
+        steps += [.send(.parameters(handle: nil, frame: 0, configured: true), Handling()), .mark(.firstTurn)]
+        steps += frameSteps(0, nil)
+        steps += [.mark(.legacyArmed), .send(.enable(handle: nil), Handling(linkAware: true))]
+        return next(now)
+    }
+
+    mutating func armExtended(_ now: Int64, fallback: Bool) -> [AdvertiserAction] {
+        guard let info else { return finishArm(.failure(.missing), now) }
+        let p = extendedPlan(info)
+        let random = chooseOwnAddress()
+        stage = .extended(p, fallback: fallback)
+        steps = [.mark(.firstTurn)]
+        for s in 0..<p.slotCount {
+            guard let h = p.handle(ofSlot: s) else { continue }
+            let f = p.frames(inSlot: s).lowerBound
+            steps += [.mark(.armedHandle(h)),
+                      .send(.disable(handle: h), Handling(tolerating: [.commandDisallowed, .unknownAdvertisingIdentifier])),
+                      .send(.parameters(handle: h, frame: f, configured: true), Handling())]
+            // A set's random address: after its parameters (which create the set).
+            if let random { steps.append(.send(.fixed(LESetAdvertisingSetRandomAddress(handle: h, random)), Handling())) }
+            steps += frameSteps(f, h)
+            steps.append(.send(.enable(handle: h), Handling(linkAware: true)))
+        }
+        return next(now)
+    }
+
+    /// Frame `f`'s payload (and the scan response of a connectable one) into set `h` (legacy: nil).
+    func frameSteps(_ f: Int, _ h: UInt8?) -> [Step] {
+        var steps: [Step] = [.send(.data(handle: h, frame: f), Handling())]
+        if frames[f].frame.isConnectable { steps.append(.send(.scanResponse(handle: h, frame: f), Handling())) }
+        return steps
+    }
+
+    /// The static random address this arm sends from (nil: the public one), noted in `ownAddress`.
+    mutating func chooseOwnAddress() -> BluetoothAddress? {
+        ownAddress = randomAddress == nil ? .public : .random
+        return randomAddress
+    }
+
+    /// Records plan `p` on air.
+    mutating func onAir(_ p: AirPlan, _ now: Int64) -> Result<AirSummary, ArmFailure> {
+        plan = p
+        lastPlan = p
+        for s in 0..<p.slotCount { counter.enabled(slot: s, intervalMs: effectiveIntervalMs, at: now) }
+        return .success(summary)
+    }
+
+    mutating func finishArm(_ result: Result<AirSummary, ArmFailure>, _ now: Int64) -> [AdvertiserAction] {
+        guard case .arm(let g, _, _, _)? = operation else { return [] }
+        operation = nil
+        stage = .idle
+        steps = []
+        if case .failure = result { offAir(now) }
+        return [.event(.armed(generation: g, result))]
+    }
+}

@@ -1,0 +1,92 @@
+/// What keeps the frames on air once armed: the rotation of frames that share a slot, fresh
+/// telemetry, the health probe, taking everything off air at the end, and the links of centrals
+/// connected to the GATT identity.
+extension AdvertiserProcedure {
+    /// Starts `op` now, or after the operation in flight (a rotation behind a probe: the
+    /// controller answers one command at a time anyway).
+    mutating func begin(_ op: Operation, _ now: Int64) -> [AdvertiserAction] {
+        guard operation == nil else {
+            waiting.append(op)
+            return []
+        }
+        operation = op
+        stage = .upkeep
+        steps = []
+        switch op {
+        case .rotate:
+            guard let plan, plan.rotates, channelOpen else { return finishUpkeep(nil, now) }
+            let s = plan.slotCount - 1, r = plan.frames(inSlot: s), h = plan.handle(ofSlot: s)
+            let from = r.lowerBound + turn
+            turn = (turn + 1) % r.count
+            let to = r.lowerBound + turn
+            guard isConnectable(frame: from) != isConnectable(frame: to) else {
+                steps = frameSteps(to, h)
+                break
+            }
+            // To or from the GATT identity's turn: the PDU type changes, which only parameters set
+            // while advertising is off can do.
+            let quiet = Handling(tolerating: [.commandDisallowed])
+            steps = [.send(.disable(handle: h), quiet), .send(.parameters(handle: h, frame: to, configured: false), Handling())]
+                + frameSteps(to, h) + [.send(.enable(handle: h), quiet)]
+        case .refreshTelemetry:
+            guard let plan, channelOpen else { return finishUpkeep(nil, now) }
+            steps = standingTelemetrySlots.flatMap { frameSteps($0, plan.handle(ofSlot: $0)) }
+        case .probe:
+            guard channelOpen, let plan else { return finishUpkeep(.missing, now) }
+            for s in 0..<plan.slotCount {
+                let h = plan.handle(ofSlot: s)
+                guard controller.slot(h) != nil else { continue }
+                // An enable when already enabled may be answered Command Disallowed: not a failure.
+                steps += [.send(.slotData(handle: h), Handling()), .send(.enable(handle: h), Handling(tolerating: [.commandDisallowed]))]
+            }
+        case .arm, .takeDown:
+            break
+        }
+        return next(now)
+    }
+
+    mutating func finishUpkeep(_ failure: ArmFailure?, _ now: Int64) -> [AdvertiserAction] {
+        let op = operation
+        operation = nil
+        stage = .idle
+        steps = []
+        var a: [AdvertiserAction]
+        switch op {
+        case .rotate?: a = [.event(.rotated(failure))]
+        case .refreshTelemetry?: a = [.event(.telemetryRefreshed(failure))]
+        case .probe?: a = [.event(.probed(failure))]
+        default: a = []
+        }
+        if !waiting.isEmpty { a += begin(waiting.removeFirst(), now) }
+        return a
+    }
+
+    mutating func finishTakeDown(confirmed: Bool, now: Int64) -> [AdvertiserAction] {
+        guard case .takeDown(let deadlineMs)? = operation else { return [] }
+        var a: [AdvertiserAction] = []
+        if !confirmed && deadlineMs > 0 {
+            a.append(.log(.warning, "\(adapter): the controller did not confirm advertising off within \(deadlineMs) ms"))
+        }
+        return a + close(now: now) + [.event(.tookDown(confirmed: confirmed))]
+    }
+
+    /// An event from the controller other than a command's completion.
+    public mutating func controllerEvent(_ e: HCIEvent) -> [AdvertiserAction] {
+        switch e {
+        case .hardwareError(let code):
+            return [.event(.hardwareError(code))]
+        case .leConnectionComplete(.success, let h, true, let peer, let random):
+            links[h] = (peer, random)
+            // The controller ended the connectable set (legacy: all advertising) at the connection;
+            // the policy re-arms without it.
+            if controller.legacy.connectable { controller.legacy.enabled = false }
+            for (handle, set) in controller.sets where set.connectable { controller.sets[handle]?.enabled = false }
+            return [.event(.centralConnected(h))]
+        case .disconnectionComplete(.success, let h, _):
+            links[h] = nil
+            return [.event(.centralDisconnected(h))]
+        default:
+            return []
+        }
+    }
+}
