@@ -53,38 +53,34 @@ final class ScriptedHCIController: ControllerAccess {
     /// Hung: commands are neither executed nor answered.
     var silent = false
 
-    // The model.
-    struct AdvertisingSet: Equatable {
-        var enabled = false
-        var data: [UInt8] = []
-        var intervalUnits: UInt32 = 0
-        var connectable = false
-        var scanResponse: [UInt8] = []
-        /// Own address type random (parameters) and the set's random address (bytes on air).
-        var ownRandom = false
-        var randomAddress: [UInt8]?
-    }
+    // The model: what it advertises (the advertiser keeps the same model of what it put there).
+    var state = AdvertisingState()
     /// What `advertisingAddress` answers the advertiser (the address repair's static random one).
     var advertisingAddress: BluetoothAddress?
-    /// LE Set Random Address's address, and whether the legacy parameters send from it.
-    var legacyRandomAddress: [UInt8]?
-    var legacyOwnRandom = false
     /// Another program scans with this controller (LE Set Random Address is then refused).
     var scanning = false
-    var legacyConnectable = false
-    var legacyScanResponse: [UInt8] = []
     /// Links to centrals by handle, and the kernel disconnects asked for (addresses).
     var links: [UInt16: [UInt8]] = [:]
     var disconnectRequests: [[UInt8]] = []
     var isUp = true
     var isPresent = true
     var rfkillBlocked = false
-    var legacyEnabled = false
-    var legacyData: [UInt8] = []
-    var legacyIntervalUnits: UInt16 = 0
-    var sets: [UInt8: AdvertisingSet] = [:]
     enum Kind { case legacy, extended }
     var usedKind: Kind?
+
+    // The model as the tests read it.
+    var sets: [UInt8: AdvertisingState.Slot] {
+        get { state.sets }
+        set { state.sets = newValue }
+    }
+    var legacyEnabled: Bool { state.legacy.enabled }
+    var legacyData: [UInt8] { state.legacy.data }
+    var legacyIntervalUnits: UInt32 { state.legacy.intervalUnits }
+    var legacyConnectable: Bool { state.legacy.connectable }
+    var legacyScanResponse: [UInt8] { state.legacy.scanResponse }
+    var legacyOwnRandom: Bool { state.legacy.ownRandom }
+    /// LE Set Random Address's address.
+    var legacyRandomAddress: [UInt8]? { state.randomAddress }
 
     // The script.
     var once: [HCIOpcode: [ScriptedAnswer]] = [:]
@@ -133,9 +129,7 @@ final class ScriptedHCIController: ControllerAccess {
     /// The payload of legacy advertising (when enabled), then of every enabled set, highest handle first.
     var onAir: [[UInt8]] {
         guard isUp, isPresent else { return [] }
-        var out: [[UInt8]] = legacyEnabled ? [legacyData] : []
-        for h in sets.keys.sorted(by: >) where sets[h]!.enabled { out.append(sets[h]!.data) }
-        return out
+        return state.onAir
     }
 
     func count(_ op: HCIOpcode) -> Int { log.filter { $0 == op }.count }
@@ -150,7 +144,7 @@ final class ScriptedHCIController: ControllerAccess {
 
     /// Sets a previous process left enabled (SIGKILL).
     func preload(handle: UInt8, data: [UInt8], enabled: Bool = true) {
-        sets[handle] = AdvertisingSet(enabled: enabled, data: data, intervalUnits: 160)
+        sets[handle] = AdvertisingState.Slot(enabled: enabled, data: data, intervalUnits: 160)
         usedKind = .extended
         noteAir()
     }
@@ -278,7 +272,7 @@ final class ScriptedHCIController: ControllerAccess {
     /// A central connects to the connectable advertising on air, as a controller does: the
     /// connectable set (legacy: all advertising) stops; LE Connection Complete, peripheral role.
     func centralConnects(handle: UInt16, peer: [UInt8] = [1, 2, 3, 4, 5, 6]) {
-        if legacyConnectable && legacyEnabled { legacyEnabled = false }
+        if state.legacy.connectable { state.legacy.enabled = false }
         for (h, set) in sets where set.connectable && set.enabled { sets[h]!.enabled = false }
         links[handle] = peer
         noteAir()
@@ -300,11 +294,7 @@ final class ScriptedHCIController: ControllerAccess {
     }
 
     func forget() {
-        legacyEnabled = false
-        legacyData = []
-        legacyRandomAddress = nil
-        legacyOwnRandom = false
-        sets = [:]
+        state.forget()
         usedKind = nil
         noteAir()
     }

@@ -55,7 +55,8 @@ extension ScriptedHCIController {
         return nil
     }
 
-    /// Return parameters (status first) of a command the controller executes.
+    /// Return parameters (status first) of a command the controller executes: the spec's
+    /// refusals (`AdvertisingState.refusal`), this controller's quirks, then the model's effect.
     func execute(_ op: HCIOpcode, _ p: [UInt8]) -> [UInt8] {
         defer { noteAir() }
         switch op {
@@ -69,115 +70,50 @@ extension ScriptedHCIController {
             if extended { f[1] |= 0x10 }
             return [0] + f
         case .leSetRandomAddress:
-            // Core v5.3 Vol 4 Part E §7.8.4: refused while legacy advertising, scanning or
-            // initiating is enabled.
-            guard p.count == 6 else { return refuse(.invalidParameters) }
-            if legacyEnabled || scanning { return refuse(.commandDisallowed) }
-            legacyRandomAddress = p
-            return [0]
+            // Core v5.3 Vol 4 Part E §7.8.4: refused while scanning or initiating too.
+            if p.count == 6 && scanning { return refuse(.commandDisallowed) }
         case .leSetAdvertisingParameters, .leSetAdvertisingData, .leSetAdvertiseEnable, .leSetScanResponseData:
-            return executeLegacy(op, p)
+            if let r = use(.legacy) { return r }
         case .leReadNumberOfSupportedAdvertisingSets, .leSetExtendedAdvertisingParameters, .leSetExtendedAdvertisingData,
              .leSetExtendedScanResponseData, .leSetAdvertisingSetRandomAddress,
              .leSetExtendedAdvertisingEnable, .leRemoveAdvertisingSet, .leClearAdvertisingSets:
             guard extended else { return refuse(.unknownCommand) }
             if let r = use(.extended) { return r }
-            return executeExtended(op, p)
+            if op == .leReadNumberOfSupportedAdvertisingSets { return [0, supportedSets] }
         default:
             return refuse(.unknownCommand)
         }
+        if let st = state.refusal(op, p, supportedSets: Int(supportedSets)), strictClear || op != .leClearAdvertisingSets {
+            return refuse(st)
+        }
+        if let st = quirk(op, p) { return refuse(st) }
+        state.apply(op, p)
+        // LE Set Extended Advertising Parameters answers with the TX power it selected.
+        return op == .leSetExtendedAdvertisingParameters ? [0, p[20]] : [0]
     }
 
-    private func executeLegacy(_ op: HCIOpcode, _ p: [UInt8]) -> [UInt8] {
-        if let r = use(.legacy) { return r }
+    /// What this controller refuses beyond the spec (a 4.x controller's intervals, redundant
+    /// enables, advertising beside a link).
+    private func quirk(_ op: HCIOpcode, _ p: [UInt8]) -> HCIStatus? {
         switch op {
         case .leSetAdvertisingParameters:
-            guard p.count == 15 else { return refuse(.invalidParameters) }
-            if legacyEnabled { return refuse(.commandDisallowed) }
-            let units = UInt16(p[0]) | UInt16(p[1]) << 8
-            if refusesShortIntervals && units < 160 { return refuse(.invalidParameters) }
-            legacyIntervalUnits = units
-            legacyConnectable = p[4] == 0x00
-            legacyOwnRandom = p[5] == 0x01
-        case .leSetScanResponseData:
-            guard p.count == 32, Int(p[0]) <= 31 else { return refuse(.invalidParameters) }
-            legacyScanResponse = Array(p[1..<(1 + Int(p[0]))])
-        case .leSetAdvertisingData:
-            guard p.count == 32, Int(p[0]) <= 31 else { return refuse(.invalidParameters) }
-            legacyData = Array(p[1..<(1 + Int(p[0]))])
-        default:
-            guard p.count == 1 else { return refuse(.invalidParameters) }
-            let on = p[0] == 1
-            if refusesRedundantEnable && on == legacyEnabled { return refuse(.commandDisallowed) }
-            if refusesEnableWhileConnected && on && !links.isEmpty { return refuse(.commandDisallowed) }
-            // §7.8.9: own address type random with no random address set
-            if on && legacyOwnRandom && legacyRandomAddress == nil { return refuse(.invalidParameters) }
-            legacyEnabled = on
-        }
-        return [0]
-    }
-
-    private func executeExtended(_ op: HCIOpcode, _ p: [UInt8]) -> [UInt8] {
-        switch op {
-        case .leReadNumberOfSupportedAdvertisingSets:
-            return [0, supportedSets]
+            if refusesShortIntervals && (UInt16(p[0]) | UInt16(p[1]) << 8) < 160 { return .invalidParameters }
         case .leSetExtendedAdvertisingParameters:
-            guard p.count == 25 else { return refuse(.invalidParameters) }
-            let h = p[0]
-            if sets[h]?.enabled == true { return refuse(.commandDisallowed) }
-            if sets[h] == nil && sets.count >= Int(supportedSets) { return refuse(HCIStatus(rawValue: 0x43)) }
-            var units = UInt32(p[5]) << 16
-            units |= UInt32(p[4]) << 8
-            units |= UInt32(p[3])
-            if refusesShortIntervals && units < 160 { return refuse(.invalidParameters) }
-            sets[h, default: AdvertisingSet()].intervalUnits = units
-            sets[h]!.connectable = p[1] & 0x01 != 0
-            sets[h]!.ownRandom = p[10] == 0x01
-            return [0, p[20]]
-        case .leSetAdvertisingSetRandomAddress:
-            guard p.count == 7 else { return refuse(.invalidParameters) }
-            guard sets[p[0]] != nil else { return refuse(.unknownAdvertisingIdentifier) }
-            sets[p[0]]!.randomAddress = Array(p[1...])
-        case .leSetExtendedScanResponseData:
-            guard p.count >= 4, p.count == 4 + Int(p[3]) else { return refuse(.invalidParameters) }
-            guard sets[p[0]] != nil else { return refuse(.unknownAdvertisingIdentifier) }
-            sets[p[0]]!.scanResponse = Array(p[4...])
-        case .leSetExtendedAdvertisingData:
-            guard p.count >= 4, p.count == 4 + Int(p[3]) else { return refuse(.invalidParameters) }
-            guard sets[p[0]] != nil else { return refuse(.unknownAdvertisingIdentifier) }
-            sets[p[0]]!.data = Array(p[4...])
-        case .leSetExtendedAdvertisingEnable:
-            guard p.count >= 2, p.count == 2 + 4 * Int(p[1]) else { return refuse(.invalidParameters) }
+            if refusesShortIntervals && (UInt32(p[3]) | UInt32(p[4]) << 8 | UInt32(p[5]) << 16) < 160 { return .invalidParameters }
+        case .leSetAdvertiseEnable:
             let on = p[0] == 1
-            if p[1] == 0 {
-                if on { return refuse(.invalidParameters) }
-                for h in sets.keys { sets[h]!.enabled = false }
-                return [0]
-            }
+            if refusesRedundantEnable && on == state.legacy.enabled { return .commandDisallowed }
+            if refusesEnableWhileConnected && on && !links.isEmpty { return .commandDisallowed }
+        case .leSetExtendedAdvertisingEnable where p[1] > 0:
+            let on = p[0] == 1
+            if refusesEnableWhileConnected && on && !links.isEmpty { return .commandDisallowed }
             let handles = stride(from: 2, to: p.count, by: 4).map { p[$0] }
-            if refusesEnableWhileConnected && on && !links.isEmpty { return refuse(.commandDisallowed) }
-            for h in handles {
-                guard let s = sets[h] else { return refuse(.unknownAdvertisingIdentifier) }
-                if refusesRedundantEnable && s.enabled == on { return refuse(.commandDisallowed) }
-                // §7.8.56: own address type random with no random address set
-                if on && s.ownRandom && s.randomAddress == nil { return refuse(.invalidParameters) }
-            }
-            for h in handles { sets[h]!.enabled = on }
-        case .leRemoveAdvertisingSet:
-            guard p.count == 1 else { return refuse(.invalidParameters) }
-            guard let s = sets[p[0]] else { return refuse(.unknownAdvertisingIdentifier) }
-            if s.enabled { return refuse(.commandDisallowed) }
-            sets[p[0]] = nil
-        default:   // LE Clear Advertising Sets
-            if strictClear && sets.values.contains(where: \.enabled) { return refuse(.commandDisallowed) }
-            sets = [:]
+            if refusesRedundantEnable && handles.contains(where: { sets[$0]?.enabled == on }) { return .commandDisallowed }
+        default:
+            break
         }
-        return [0]
+        return nil
     }
-
-
-
-
 }
 
 /// One raw HCI socket to a `ScriptedHCIController`: answers arrive on later loop turns, never inside `write`.
