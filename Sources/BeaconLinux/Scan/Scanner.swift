@@ -1,11 +1,6 @@
 import BeaconKit
 import Glibc
 
-/// Which scan commands the controller took.
-public enum ScanFamily: String, Sendable {
-    case legacy, extended
-}
-
 /// Why scanning could not start.
 public enum ScanFailure: Error, Equatable, Sendable, CustomStringConvertible {
     case missing
