@@ -5,7 +5,7 @@ import Glibc
 /// `altbeacond scan`: observer mode. One loop over the adapter's HCI command channel, the control
 /// socket and signalfd; the table, lines and JSON come from BeaconKit's pure Scan code. With
 /// `--read-identity`, devices advertising the GATT identity are read too (`IdentityReads`).
-final class ScanSession {
+final class ScanSession: ScannerDelegate {
     static let tickMs: Int64 = 500   // at most two redraws a second
     /// At the end, how long disabling scanning may take before the scan ends anyway.
     static let stopBoundMs: Int64 = 500
@@ -57,16 +57,10 @@ final class ScanSession {
         loop.watch(signals.fd) { [unowned self] in
             for s in signals.read() where s == SIGINT || s == SIGTERM { finish() }
         }
-        scanner.onReports = { [unowned self] in received($0) }
+        scanner.delegate = self
         // Active only to read identities: the identity's name is in its scan response, and a
         // scan that connects is not silent anyway; a plain scan sends nothing on air.
         scanner.active = readIdentity
-        scanner.onLost = { [unowned self] e in
-            guard !finishing else { return }
-            log.error("\(adapter) stopped answering (\(e)); scan ended")
-            exitCode = ExitCode.unavailable
-            finish()
-        }
         scanner.start { [unowned self] f in
             if let f {
                 exitCode = reportStartFailure(f, adapter: adapter)
@@ -118,6 +112,18 @@ final class ScanSession {
             loop.stop()
         }
         stopTimer.schedule(afterMs: Self.stopBoundMs) { [unowned self] in loop.stop() }
+    }
+
+    func scanner(_ event: ScannerEvent) {
+        switch event {
+        case .reports(let r):
+            received(r)
+        case .lost(let e):
+            guard !finishing else { return }
+            log.error("\(adapter) stopped answering (\(e)); scan ended")
+            exitCode = ExitCode.unavailable
+            finish()
+        }
     }
 
     private func received(_ reports: [AdvertisingReport]) {

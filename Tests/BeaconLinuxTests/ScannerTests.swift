@@ -60,6 +60,18 @@ private final class ScriptedScanController: HCITransport, ControllerAccess {
     var isChangingPower: Bool { false }
 }
 
+/// What a scanner told its delegate.
+private final class ScannerEvents: ScannerDelegate {
+    var reports: [AdvertisingReport] = []
+    var lost: [Errno] = []
+    func scanner(_ event: ScannerEvent) {
+        switch event {
+        case .reports(let r): reports += r
+        case .lost(let e): lost.append(e)
+        }
+    }
+}
+
 final class ScannerTests: XCTestCase {
     private var loop: EventLoop!
     private var controller: ScriptedScanController!
@@ -109,13 +121,13 @@ final class ScannerTests: XCTestCase {
         XCTAssertNil(start(s))
         XCTAssertEqual(s.family, ScanFamily.legacy)
         XCTAssertEqual(controller.sent, [.leReadLocalFeatures, .leSetScanEnable, .leSetScanParameters, .leSetScanEnable])
-        var heard: [AdvertisingReport] = []
-        s.onReports = { heard += $0 }
+        let events = ScannerEvents()
+        s.delegate = events
         // LE Advertising Report: one report, address 1..6, 2 data bytes, RSSI -60.
         controller.deliver([0x3e, 14, 0x02, 1, 0x03, 0x00, 1, 2, 3, 4, 5, 6, 2, 0xaa, 0xbb, 0xc4])
         settle()
-        XCTAssertEqual(heard.map(\.data), [[0xaa, 0xbb]])
-        XCTAssertEqual(heard.first?.rssi, -60)
+        XCTAssertEqual(events.reports.map(\.data), [[0xaa, 0xbb]])
+        XCTAssertEqual(events.reports.first?.rssi, -60)
         XCTAssertNil(stop(s))
         XCTAssertEqual(controller.sent.last, .leSetScanEnable)
         XCTAssertNil(s.family)
@@ -236,11 +248,11 @@ final class ScannerTests: XCTestCase {
     func testLostWhileScanningIsReportedAndStopThenFails() {
         let s = makeScanner()
         XCTAssertNil(start(s))
-        var lost: Errno?
-        s.onLost = { lost = $0 }
+        let events = ScannerEvents()
+        s.delegate = events
         controller.breakTransport(.noDevice)
         settle()
-        XCTAssertEqual(lost, .noDevice)
+        XCTAssertEqual(events.lost, [.noDevice])
         XCTAssertEqual(stop(s), HCICommandFailure.io(.noDevice))
     }
 
@@ -268,8 +280,8 @@ final class ScannerTests: XCTestCase {
         s.active = true
         XCTAssertNil(start(s))
         XCTAssertEqual(s.family, ScanFamily.extended)
-        var heard = 0
-        s.onReports = { heard += $0.count }
+        let events = ScannerEvents()
+        s.delegate = events
         var paused: HCICommandFailure?? = nil
         s.pause { paused = .some($0) }
         settle()
@@ -279,7 +291,7 @@ final class ScannerTests: XCTestCase {
         XCTAssertEqual(controller.parameters[.leSetExtendedScanEnable]?.first, 0x00)
         controller.deliver([0x3e, 14, 0x02, 1, 0x03, 0x00, 1, 2, 3, 4, 5, 6, 2, 0xaa, 0xbb, 0xc4])
         settle()
-        XCTAssertEqual(heard, 0, "no reports while paused")
+        XCTAssertEqual(events.reports.count, 0, "no reports while paused")
         let before = controller.sent.count
         var resumed: ScanFailure?? = nil
         s.resume { resumed = .some($0) }
@@ -290,7 +302,7 @@ final class ScannerTests: XCTestCase {
         XCTAssertEqual(s.family, ScanFamily.extended)
         controller.deliver([0x3e, 14, 0x02, 1, 0x03, 0x00, 1, 2, 3, 4, 5, 6, 2, 0xaa, 0xbb, 0xc4])
         settle()
-        XCTAssertEqual(heard, 1)
+        XCTAssertEqual(events.reports.count, 1)
     }
 
     func testResumeFailuresAndSupersession() {

@@ -1,10 +1,20 @@
 import BeaconKit
 
-/// What a monitor's scan tells the session (reports arrive only while scanning).
-public protocol MonitorScanEvents: AnyObject {
+/// What a monitor's scan tells the session (reports arrive only while scanning): a scanner's
+/// events, in the session's words.
+public protocol MonitorScanEvents: ScannerDelegate {
     func scanHeard(_ reports: [AdvertisingReport])
     /// The adapter's socket broke while scanning (it went away under us).
     func scanBroke(_ error: Errno)
+}
+
+extension MonitorScanEvents {
+    public func scanner(_ event: ScannerEvent) {
+        switch event {
+        case .reports(let r): scanHeard(r)
+        case .lost(let e): scanBroke(e)
+        }
+    }
 }
 
 /// The scan a `MonitorSession` drives: a `Scanner` on a kernel adapter, a fake in tests. Every
@@ -26,8 +36,7 @@ extension Scanner: MonitorScan {
                                    events: MonitorScanEvents) -> Scanner {
         let s = Scanner(control: control, index: index, loop: loop, log: log, coalesceMs: coalesceMs)
         s.active = false
-        s.onReports = { [weak events] in events?.scanHeard($0) }
-        s.onLost = { [weak events] in events?.scanBroke($0) }
+        s.delegate = events
         return s
     }
 }

@@ -1,11 +1,6 @@
 import BeaconKit
 import Glibc
 
-/// Which scan commands the controller took.
-public enum ScanFamily: String, Sendable {
-    case legacy, extended
-}
-
 /// Why scanning could not start.
 public enum ScanFailure: Error, Equatable, Sendable, CustomStringConvertible {
     case missing
@@ -38,51 +33,98 @@ public enum ScanFailure: Error, Equatable, Sendable, CustomStringConvertible {
     init(_ f: HCICommandFailure) {
         if case .io(let e) = f { self.init(e) } else { self = .command(f) }
     }
+
+    init(_ f: ScanCommandFailure) { self.init(HCICommandFailure(f)) }
+}
+
+// The procedure's failures are the channel's, the errno as a number (BeaconKit has no `Errno`).
+extension ScanCommandFailure {
+    init(_ f: HCICommandFailure) {
+        switch f {
+        case .io(let e): self = .io(e.rawValue)
+        case .timeout(let op): self = .timeout(op)
+        case .status(let op, let st): self = .status(op, st)
+        case .shortReply(let op): self = .shortReply(op)
+        }
+    }
+}
+
+extension HCICommandFailure {
+    init(_ f: ScanCommandFailure) {
+        switch f {
+        case .io(let e): self = .io(Errno(e))
+        case .timeout(let op): self = .timeout(op)
+        case .status(let op, let st): self = .status(op, st)
+        case .shortReply(let op): self = .shortReply(op)
+        }
+    }
+}
+
+/// What a `Scanner` tells its delegate.
+public enum ScannerEvent: Sendable {
+    /// Advertising reports as the channel reads them (only while scanning).
+    case reports([AdvertisingReport])
+    /// The adapter's socket broke while scanning (it went away under us).
+    case lost(Errno)
+}
+
+public protocol ScannerDelegate: AnyObject {
+    func scanner(_ event: ScannerEvent)
 }
 
 /// An LE observer on one controller, over the same command path as the beacon (an
-/// `HCICommandChannel` on the adapter's raw HCI socket, with LE Meta events let through): passive
-/// scanning (active with `active`) with duplicate filtering off (so RSSI keeps updating), legacy commands first, extended
-/// ones where the controller refuses legacy scanning (SPEC §3's Command Disallowed rule holds for
-/// scanning too). Nothing here waits: every `done` runs on a later loop turn than its call.
+/// `HCICommandChannel` on the adapter's raw HCI socket, with LE Meta events let through). The
+/// decisions are BeaconKit's `ScanProcedure`; this opens the adapter, brings it up (off the
+/// loop), sends the commands, keeps the retry timer, and feeds every answer back. Nothing here
+/// waits: every `done` runs on a later loop turn than its call.
 public final class Scanner {
     public typealias StepDone = (HCICommandFailure?) -> Void
-    public static let commandTimeoutMs: Int64 = 1000
+    public static let commandTimeoutMs = ScanProcedure.commandTimeoutMs
     /// How long `stop` gives the controller to confirm scanning is off.
-    public static let stopTimeoutMs: Int64 = 400
-    /// A sequence refused because another program's scan started in between is asked again this
-    /// many times, this far apart (about a fifth of a second in all).
-    static let busyRetries = 20
-    static let busyRetryMs: Int64 = 10
+    public static let stopTimeoutMs = ScanProcedure.stopTimeoutMs
+    static let busyRetries = ScanProcedure.busyRetries
     /// Command Complete/Status, Hardware Error, LE Meta (advertising reports).
     static let events: [UInt8] = [0x0e, 0x0f, 0x10, 0x3e]
 
+    /// The call whose outcome the procedure's current sequence ends with.
+    private enum Waiting {
+        case start((ScanFailure?) -> Void)
+        case stop(StepDone)
+        case resume((ScanFailure?) -> Void)
+    }
+    /// Everything that comes back from the loop, the controller and the channel.
+    private enum Answer {
+        case opened(Errno?, generation: Int)
+        case powered(Errno?, generation: Int)
+        case replied(Result<[UInt8], HCICommandFailure>, generation: Int)
+        case retryDue
+        case event(HCIEvent)
+        case lost(Errno)
+    }
+
     public let index: UInt16
-    /// The family scanning was enabled with; nil before `start` succeeded and after `stop`.
-    public private(set) var family: ScanFamily?
-    /// Advertising reports as the channel reads them (only while scanning).
-    public var onReports: ([AdvertisingReport]) -> Void = { _ in }
-    /// The adapter's socket broke while scanning (it went away under us).
-    public var onLost: (Errno) -> Void = { _ in }
+    /// Told the reports while scanning, and a broken socket.
+    public weak var delegate: ScannerDelegate?
     /// Active scanning: scan requests go out, so scannable devices' scan responses are reported
     /// too (the GATT identity's name is in its scan response). Set before `start`.
     public var active = false
+    /// The family scanning was enabled with; nil before `start` succeeded and after `stop`.
+    public var family: ScanFamily? { procedure.family }
 
     private let controller: ControllerAccess
     private let exists: () throws(Errno) -> Bool
     private let openTransport: () throws(Errno) -> HCITransport
     private let loop: EventLoop
     private let log: Logger
+    private var procedure = ScanProcedure()
+    private var waiting: Waiting?
     private var channel: HCICommandChannel?
     /// Why the channel broke, for commands sent after it did.
     private var lost: Errno?
-    /// The family whose enable command is in flight: `stop` disables it too.
-    private var enabling: ScanFamily?
-    /// The family `pause` took scanning off in: `resume` enables it again.
-    private var paused: ScanFamily?
-    /// Bumped by `stop` and `close`: completions of an older sequence are dropped.
-    private var generation = 0
     private lazy var busyRetry = loop.makeTimer()
+    /// The one way back in: what the loop, the controller and the channel hold does not keep
+    /// the scanner alive.
+    private lazy var answer: (Answer) -> Void = { [weak self] in self?.handle($0) }
 
     /// A scanner on adapter `index` of the kernel (HCIDEVUP through `control`).
     /// `coalesceMs`: read the reports in batches this far apart (the monitor: fewer wakeups).
@@ -106,183 +148,115 @@ public final class Scanner {
         self.openTransport = openTransport
     }
 
-    /// Opens the adapter, brings it up (off the loop), sets scan parameters and enables
-    /// scanning. `done` runs once, on a later loop turn: nil when scanning, else why not (the
-    /// adapter is then closed). A `stop` or `close` meanwhile supersedes it: `done` is not called.
+    /// Opens the adapter, brings it up, sets scan parameters and enables scanning. `done` runs
+    /// once: nil when scanning, else why not (the adapter is then closed). A `stop`, `pause`,
+    /// `resume` or `close` meanwhile supersedes it: `done` is not called.
     public func start(_ done: @escaping (ScanFailure?) -> Void) {
-        close()
-        let gen = generation
-        let finish: (ScanFailure?) -> Void = { [weak self] f in
-            guard let self, gen == generation else { return }
-            if f != nil { close() }
-            done(f)
-        }
-        do throws(Errno) {
-            guard try exists() else { return loop.post { finish(.missing) } }
-            let c = HCICommandChannel(index: index, transport: try openTransport(), loop: loop)
-            c.onEvent = { [weak self] e in
-                guard let self, family != nil, case .advertisingReports(let r) = e else { return }
-                onReports(r)
-            }
-            c.onLost = { [weak self] e in
-                guard let self else { return }
-                lost = e
-                // While starting, the command in flight (or the next one) fails with `e` instead.
-                if family != nil { onLost(e) }
-            }
-            channel = c
-            lost = nil
-        } catch {
-            return loop.post { finish(ScanFailure(error)) }
-        }
-        controller.setPower(up: true) { [weak self] e in
-            guard let self, gen == generation else { return }
-            if let e, e != .alreadyInProgress { return finish(ScanFailure(e)) }
-            readFeaturesAndEnable(gen, finish)
-        }
+        waiting = .start(done)
+        perform(procedure.start(active: active), call: true)
     }
 
-    private func readFeaturesAndEnable(_ gen: Int, _ done: @escaping (ScanFailure?) -> Void) {
-        execute(LEReadLocalSupportedFeatures(), gen, timeoutMs: Self.commandTimeoutMs) { [weak self] r in
-            guard let self else { return }
-            let rp: [UInt8]
-            switch r {
-            case .success(let p): rp = p
-            case .failure(let f): return done(ScanFailure(f))
-            }
-            let features = LEFeaturesReply(returnParameters: rp)?.bits ?? 0
-            let hasExtended = ControllerInfo(hciVersion: 0, manufacturer: 0, leFeatures: features).hasExtendedAdvertising
-            // Command Disallowed from a controller without extended commands is another
-            // program's scan starting in between (not the legacy/extended mixing rule): ask again.
-            enable(.legacy, gen, busyRetries: hasExtended ? 1 : Self.busyRetries) { [weak self] f in
-                guard let self else { return }
-                switch f {
-                case nil:
-                    return done(nil)
-                case .status(let op, let st)? where st == .commandDisallowed || (hasExtended && st == .unknownCommand):
-                    log.info("legacy scan commands refused (\(op): \(st)); using extended scan commands")
-                case let f? where hasExtended:
-                    log.info("legacy scanning failed (\(f)); trying extended scan commands")
-                case let f?:
-                    return done(ScanFailure(f))
-                }
-                enable(.extended, gen) { f in done(f.map { ScanFailure($0) }) }
-            }
-        }
-    }
-
-    /// Disables scanning first (parameters cannot change while scanning; disabled already is no
-    /// failure), sets the parameters (passive unless `active`), then enables scanning with duplicates reported.
-    /// Parameters or enable refused with Command Disallowed means another program enabled scanning
-    /// between our commands (an observer starting or stopping): after `busyRetryMs`, the whole
-    /// sequence again, at most `busyRetries` more times.
-    private func enable(_ fam: ScanFamily, _ gen: Int, busyRetries: Int = Scanner.busyRetries, _ done: @escaping StepDone) {
-        let off: any HCICommand, parameters: any HCICommand, on: any HCICommand
-        switch fam {
-        case .legacy:
-            off = LESetScanEnable(false)
-            parameters = LESetScanParameters(active: active)
-            on = LESetScanEnable(true, filterDuplicates: false)
-        case .extended:
-            off = LESetExtendedScanEnable(false)
-            parameters = LESetExtendedScanParameters(active: active)
-            on = LESetExtendedScanEnable(true, filterDuplicates: false)
-        }
-        let again: (HCICommandFailure?) -> Bool = { [weak self] f in
-            guard let self, case .status(let op, .commandDisallowed)? = f, busyRetries > 0 else { return false }
-            log.debug("\(op) refused while another scan changes; trying again (\(busyRetries) left)")
-            busyRetry.schedule(afterMs: Self.busyRetryMs) { [weak self] in
-                guard let self, gen == generation else { return }
-                enable(fam, gen, busyRetries: busyRetries - 1, done)
-            }
-            return true
-        }
-        run(off, gen, tolerating: [.commandDisallowed]) { [weak self] f in
-            guard let self else { return }
-            if let f { return done(f) }
-            run(parameters, gen) { [weak self] f in
-                guard let self else { return }
-                if again(f) { return }
-                if let f { return done(f) }
-                enabling = fam
-                run(on, gen) { [weak self] f in
-                    guard let self else { return }
-                    enabling = nil
-                    if again(f) { return }
-                    if f == nil { family = fam }
-                    done(f)
-                }
-            }
-        }
-    }
-
-    /// Disables scanning in the family that was enabled (or is being enabled), each command with
-    /// `timeoutMs`, so the controller is left idle; a start in progress goes no further. `done`
-    /// runs once, on a later loop turn: nil when scanning is off (or never was on), else why not.
+    /// Disables scanning in the family that was enabled (or is being enabled), with `timeoutMs`;
+    /// a start in progress goes no further. `done` runs once: nil when scanning is off (or never
+    /// was on), else why not.
     public func stop(timeoutMs: Int64 = Scanner.stopTimeoutMs, _ done: @escaping StepDone) {
-        generation += 1
-        busyRetry.cancel()
-        let gen = generation
-        let target = family ?? enabling
-        family = nil
-        enabling = nil
-        // Whatever is queued or in flight is dropped: the disable goes to the kernel now.
-        channel?.abandonAll()
-        guard let target else { return loop.post { done(nil) } }
-        let off: any HCICommand = target == .legacy ? LESetScanEnable(false) : LESetExtendedScanEnable(false)
-        run(off, gen, timeoutMs: timeoutMs, tolerating: [.commandDisallowed], done)
+        waiting = .stop(done)
+        perform(procedure.stop(timeoutMs: timeoutMs), call: true)
     }
 
     /// Takes scanning off for a while, the adapter kept open (a connection of ours is being made:
     /// see `resume`); `done` as for `stop`.
     public func pause(_ done: @escaping StepDone) {
-        paused = family ?? enabling ?? paused
-        stop(done)
+        waiting = .stop(done)
+        perform(procedure.pause(), call: true)
     }
 
     /// Scanning on again after `pause`, in the same family with the same parameters. `done` runs
-    /// once, on a later loop turn: nil when scanning, else why not. A `stop` or `close` meanwhile
-    /// supersedes it.
+    /// once: nil when scanning, else why not. A `stop` or `close` meanwhile supersedes it.
     public func resume(_ done: @escaping (ScanFailure?) -> Void) {
-        generation += 1
-        let gen = generation
-        guard let fam = paused else { return loop.post { done(.io(Errno(EBADF))) } }
-        enable(fam, gen) { [weak self] f in
-            guard let self, gen == generation else { return }
-            if f == nil { paused = nil }
-            done(f.map { ScanFailure($0) })
-        }
+        waiting = .resume(done)
+        perform(procedure.resume(), call: true)
     }
 
     public func close() {
-        generation += 1
-        busyRetry.cancel()
-        paused = nil
-        family = nil
-        enabling = nil
-        channel?.close()
-        channel = nil
+        waiting = nil
+        perform(procedure.close())
     }
 
-    /// Runs `command`; a status in `tolerating` counts as success (e.g. Command Disallowed to
-    /// "disable" when already disabled).
-    private func run(_ command: any HCICommand, _ gen: Int, timeoutMs: Int64 = Scanner.commandTimeoutMs,
-                     tolerating: [HCIStatus] = [], _ done: @escaping StepDone) {
-        execute(command, gen, timeoutMs: timeoutMs) { [log] r in done(r.failure(tolerating: tolerating, log: log)) }
+    private func handle(_ a: Answer) {
+        switch a {
+        case .opened(let e, let g): perform(procedure.opened(e?.rawValue, generation: g))
+        case .powered(let e, let g): perform(procedure.powered(e?.rawValue, generation: g))
+        case .replied(let r, let g): perform(procedure.replied(r.mapError(ScanCommandFailure.init), generation: g))
+        case .retryDue: perform(procedure.retryDue())
+        case .event(.advertisingReports(let r)) where family != nil: delegate?.scanner(.reports(r))
+        case .event: break
+        case .lost(let e):
+            lost = e
+            // While starting, the command in flight (or the next one) fails with `e` instead.
+            if family != nil { delegate?.scanner(.lost(e)) }
+        }
     }
 
-    /// Sends `command` on the adapter's channel; `done` on a later turn unless a newer sequence
-    /// (`gen` no longer current) superseded it. A channel that broke fails it at once.
-    private func execute(_ command: any HCICommand, _ gen: Int, timeoutMs: Int64,
-                         _ done: @escaping (Result<[UInt8], HCICommandFailure>) -> Void) {
-        guard let c = channel, !c.isClosed else {
-            let e = lost ?? Errno(EBADF)
-            return loop.post { [weak self] in
-                if let self, gen == generation { done(.failure(.io(e))) }
+    /// Performs the procedure's actions in order. `call`: they answer a call of the owner's,
+    /// whose outcome, when already known, is told on a later turn like every other.
+    private func perform(_ actions: [ScanProcedure.Action], call: Bool = false) {
+        for action in actions {
+            switch action {
+            case .openChannel(let g): open(g)
+            case .powerUp(let g): controller.setPower(up: true) { [answer] e in answer(.powered(e, generation: g)) }
+            case .send(let command, let timeoutMs, let g): send(command, timeoutMs: timeoutMs, g)
+            case .abandonCommands: channel?.abandonAll()
+            case .scheduleRetry(let ms): busyRetry.schedule(afterMs: ms) { [answer] in answer(.retryDue) }
+            case .cancelRetry: busyRetry.cancel()
+            case .closeChannel:
+                channel?.close()
+                channel = nil
+            case .debug(let m): log.debug(m)
+            case .info(let m): log.info(m)
+            case .started(let f):
+                guard case .start(let done)? = waiting else { continue }
+                tell(call) { done(f.map(ScanFailure.init)) }
+            case .stopped(let f):
+                guard case .stop(let done)? = waiting else { continue }
+                tell(call) { done(f.map(HCICommandFailure.init)) }
+            case .resumed(let f):
+                guard case .resume(let done)? = waiting else { continue }
+                tell(call) { done(f.map(ScanFailure.init)) }
             }
         }
-        c.send(command, timeoutMs: timeoutMs) { [weak self] r in
-            if let self, gen == generation { done(r) }
+    }
+
+    private func tell(_ later: Bool, _ outcome: @escaping () -> Void) {
+        waiting = nil
+        if later { loop.post(outcome) } else { outcome() }
+    }
+
+    /// The adapter's channel; its outcome (ENODEV: no such adapter) on a later turn.
+    private func open(_ g: Int) {
+        var failure: Errno?
+        do throws(Errno) {
+            if try exists() {
+                let c = HCICommandChannel(index: index, transport: try openTransport(), loop: loop)
+                c.onEvent = { [answer] e in answer(.event(e)) }
+                c.onLost = { [answer] e in answer(.lost(e)) }
+                channel = c
+                lost = nil
+            } else {
+                failure = .noDevice
+            }
+        } catch {
+            failure = error
         }
+        loop.post { [answer, failure] in answer(.opened(failure, generation: g)) }
+    }
+
+    /// A channel that broke fails every later command with why, on a later turn.
+    private func send(_ command: any HCICommand, timeoutMs: Int64, _ g: Int) {
+        guard let c = channel, !c.isClosed else {
+            let e = lost ?? Errno(EBADF)
+            return loop.post { [answer] in answer(.replied(.failure(.io(e)), generation: g)) }
+        }
+        c.send(command, timeoutMs: timeoutMs) { [answer] r in answer(.replied(r, generation: g)) }
     }
 }
