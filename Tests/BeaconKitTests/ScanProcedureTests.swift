@@ -100,7 +100,7 @@ final class ScanProcedureTests: XCTestCase {
         _ = ok(&p)
         let unknown = HCIStatus.unknownCommand
         XCTAssertEqual(refused(&p, .leSetScanParameters, unknown), [
-            .debug("\(ScanCommandFailure.status(.leSetScanParameters, unknown))"),
+            .debug("\(HCICommandFailure.status(.leSetScanParameters, unknown))"),
             .info("legacy scan commands refused (\(HCIOpcode.leSetScanParameters): \(unknown)); using extended scan commands"),
             .send(LESetExtendedScanEnable(false), timeoutMs: ScanProcedure.commandTimeoutMs, generation: 1),
         ])
@@ -108,7 +108,7 @@ final class ScanProcedureTests: XCTestCase {
         var q = ScanProcedure()
         _ = started(&q)
         _ = ok(&q)
-        let f = ScanCommandFailure.status(.leSetScanParameters, unknown)
+        let f = HCICommandFailure.status(.leSetScanParameters, unknown)
         XCTAssertEqual(refused(&q, .leSetScanParameters, unknown), [.debug("\(f)"), .closeChannel, .started(f)])
         XCTAssertEqual(q.generation, 2, "a failed start supersedes itself")
     }
@@ -119,7 +119,7 @@ final class ScanProcedureTests: XCTestCase {
         _ = started(&p, extended: true)
         _ = ok(&p)
         _ = ok(&p)
-        let f = ScanCommandFailure.timeout(.leSetScanEnable)
+        let f = HCICommandFailure.timeout(.leSetScanEnable)
         XCTAssertEqual(p.replied(.failure(f), generation: 1),
                        [.debug("\(f)"), .info("legacy scanning failed (\(f)); trying extended scan commands"),
                         .send(LESetExtendedScanEnable(false), timeoutMs: ScanProcedure.commandTimeoutMs, generation: 1)])
@@ -144,7 +144,7 @@ final class ScanProcedureTests: XCTestCase {
         XCTAssertEqual(p.replied(.success([0]), generation: 1), [], "the superseded enable's reply")
         XCTAssertNil(p.family)
         XCTAssertEqual(p.replied(.failure(.timeout(.leSetScanEnable)), generation: 2),
-                       [.debug("\(ScanCommandFailure.timeout(.leSetScanEnable))"), .stopped(.timeout(.leSetScanEnable))])
+                       [.debug("\(HCICommandFailure.timeout(.leSetScanEnable))"), .stopped(.timeout(.leSetScanEnable))])
     }
 
     func testASupersededSequencesAnswersAreIgnored() {
@@ -164,10 +164,10 @@ final class ScanProcedureTests: XCTestCase {
     func testOpenAndPowerUpFailuresEndTheStart() {
         var p = ScanProcedure()
         _ = p.start(active: false)
-        XCTAssertEqual(p.opened(ENODEV, generation: 1), [.started(.io(ENODEV))])
+        XCTAssertEqual(p.opened(ENODEV, generation: 1), [.started(.io(Errno(ENODEV)))])
         _ = p.start(active: false)
         XCTAssertEqual(p.opened(nil, generation: p.generation), [.powerUp(generation: p.generation)])
-        XCTAssertEqual(p.powered(132, generation: p.generation), [.closeChannel, .started(.io(132))], "ERFKILL")
+        XCTAssertEqual(p.powered(132, generation: p.generation), [.closeChannel, .started(.io(Errno(132)))], "ERFKILL")
         _ = p.start(active: false)
         _ = p.opened(nil, generation: p.generation)
         XCTAssertEqual(sent(p.powered(EALREADY, generation: p.generation)), [[0x01, 0x03, 0x20, 0x00]], "up already")
@@ -177,7 +177,7 @@ final class ScanProcedureTests: XCTestCase {
 
     func testPauseThenResumeInTheSameFamily() {
         var p = ScanProcedure()
-        XCTAssertEqual(p.resume(), [.resumed(.io(EBADF))], "nothing paused")
+        XCTAssertEqual(p.resume(), [.resumed(.io(Errno(EBADF)))], "nothing paused")
         _ = started(&p, active: true, extended: true)
         _ = refused(&p, .leSetScanEnable, .unknownCommand)
         _ = ok(&p); _ = ok(&p)

@@ -22,9 +22,9 @@ public struct ScanProcedure: Sendable {
         case closeChannel
         case debug(String), info(String)
         /// The outcome of `start`, of `stop` or `pause`, of `resume`: always the last action.
-        case started(ScanCommandFailure?)
-        case stopped(ScanCommandFailure?)
-        case resumed(ScanCommandFailure?)
+        case started(HCICommandFailure?)
+        case stopped(HCICommandFailure?)
+        case resumed(HCICommandFailure?)
 
         /// Commands compare by their bytes.
         public static func == (a: Action, b: Action) -> Bool {
@@ -95,7 +95,7 @@ public struct ScanProcedure: Sendable {
         guard g == generation, case .opening = step else { return [] }
         if let errno {
             channelOpen = false
-            return finishStart(.io(errno))
+            return finishStart(.io(Errno(errno)))
         }
         step = .poweringUp
         return [.powerUp(generation: generation)]
@@ -104,13 +104,13 @@ public struct ScanProcedure: Sendable {
     /// The power-up's errno, nil when the adapter is up (EALREADY: it was).
     public mutating func powered(_ errno: Int32?, generation g: Int) -> [Action] {
         guard g == generation, case .poweringUp = step else { return [] }
-        if let errno, errno != EALREADY { return finishStart(.io(errno)) }
+        if let errno, errno != EALREADY { return finishStart(.io(Errno(errno))) }
         step = .readingFeatures
         return [send(LEReadLocalSupportedFeatures())]
     }
 
     /// A command's return parameters (status success) or why it failed.
-    public mutating func replied(_ reply: Result<[UInt8], ScanCommandFailure>, generation g: Int) -> [Action] {
+    public mutating func replied(_ reply: Result<[UInt8], HCICommandFailure>, generation g: Int) -> [Action] {
         guard g == generation else { return [] }
         switch step {
         case .readingFeatures:
@@ -168,7 +168,7 @@ public struct ScanProcedure: Sendable {
     /// `resumed` (EBADF: nothing was paused).
     public mutating func resume() -> [Action] {
         let actions = supersede()
-        guard let family = paused else { return actions + [.resumed(.io(EBADF))] }
+        guard let family = paused else { return actions + [.resumed(.io(Errno(EBADF)))] }
         return actions + enable(Attempt(family: family, busyRetries: Self.busyRetries, purpose: .resume))
     }
 
@@ -202,7 +202,7 @@ public struct ScanProcedure: Sendable {
 
     /// Disabling first (parameters cannot change while scanning; disabled already is no failure),
     /// then the parameters, then enabling with duplicates reported.
-    private mutating func advance(_ attempt: Attempt, _ phase: Phase, _ reply: Result<[UInt8], ScanCommandFailure>) -> [Action] {
+    private mutating func advance(_ attempt: Attempt, _ phase: Phase, _ reply: Result<[UInt8], HCICommandFailure>) -> [Action] {
         var actions: [Action] = []
         switch phase {
         case .off:
@@ -228,7 +228,7 @@ public struct ScanProcedure: Sendable {
     /// Parameters or enable refused with Command Disallowed means another program enabled
     /// scanning between our commands (an observer starting or stopping): after `busyRetryMs`,
     /// the whole sequence again, at most `busyRetries` more times.
-    private mutating func retryIfBusy(_ attempt: Attempt, _ f: ScanCommandFailure?) -> [Action]? {
+    private mutating func retryIfBusy(_ attempt: Attempt, _ f: HCICommandFailure?) -> [Action]? {
         guard case .status(let op, .commandDisallowed)? = f, attempt.busyRetries > 0 else { return nil }
         step = .waitingToRetry(Attempt(family: attempt.family, busyRetries: attempt.busyRetries - 1, purpose: attempt.purpose))
         return [.debug("\(op) refused while another scan changes; trying again (\(attempt.busyRetries) left)"),
@@ -236,7 +236,7 @@ public struct ScanProcedure: Sendable {
     }
 
     /// An enable sequence ended: the legacy one refused falls back to extended commands.
-    private mutating func finished(_ attempt: Attempt, _ f: ScanCommandFailure?) -> [Action] {
+    private mutating func finished(_ attempt: Attempt, _ f: HCICommandFailure?) -> [Action] {
         switch attempt.purpose {
         case .startLegacy(let hasExtended):
             let extended = Attempt(family: .extended, busyRetries: Self.busyRetries, purpose: .startExtended)
@@ -260,7 +260,7 @@ public struct ScanProcedure: Sendable {
     }
 
     /// A start that failed lets the adapter go.
-    private mutating func finishStart(_ f: ScanCommandFailure?) -> [Action] {
+    private mutating func finishStart(_ f: HCICommandFailure?) -> [Action] {
         step = .idle
         guard let f else { return [.started(nil)] }
         return close() + [.started(f)]
@@ -268,8 +268,8 @@ public struct ScanProcedure: Sendable {
 
     /// nil on success or on a status in `tolerating` (e.g. Command Disallowed to "disable" when
     /// already disabled: not a failure there), the failure otherwise; both logged at debug level.
-    private func failure(_ reply: Result<[UInt8], ScanCommandFailure>, tolerating: [HCIStatus],
-                         _ actions: inout [Action]) -> ScanCommandFailure? {
+    private func failure(_ reply: Result<[UInt8], HCICommandFailure>, tolerating: [HCIStatus],
+                         _ actions: inout [Action]) -> HCICommandFailure? {
         switch reply {
         case .success:
             return nil

@@ -34,30 +34,6 @@ public enum ScanFailure: Error, Equatable, Sendable, CustomStringConvertible {
         if case .io(let e) = f { self.init(e) } else { self = .command(f) }
     }
 
-    init(_ f: ScanCommandFailure) { self.init(HCICommandFailure(f)) }
-}
-
-// The procedure's failures are the channel's, the errno as a number (BeaconKit has no `Errno`).
-extension ScanCommandFailure {
-    init(_ f: HCICommandFailure) {
-        switch f {
-        case .io(let e): self = .io(e.rawValue)
-        case .timeout(let op): self = .timeout(op)
-        case .status(let op, let st): self = .status(op, st)
-        case .shortReply(let op): self = .shortReply(op)
-        }
-    }
-}
-
-extension HCICommandFailure {
-    init(_ f: ScanCommandFailure) {
-        switch f {
-        case .io(let e): self = .io(Errno(e))
-        case .timeout(let op): self = .timeout(op)
-        case .status(let op, let st): self = .status(op, st)
-        case .shortReply(let op): self = .shortReply(op)
-        }
-    }
 }
 
 /// What a `Scanner` tells its delegate.
@@ -187,7 +163,7 @@ public final class Scanner {
         switch a {
         case .opened(let e, let g): perform(procedure.opened(e?.rawValue, generation: g))
         case .powered(let e, let g): perform(procedure.powered(e?.rawValue, generation: g))
-        case .replied(let r, let g): perform(procedure.replied(r.mapError(ScanCommandFailure.init), generation: g))
+        case .replied(let r, let g): perform(procedure.replied(r, generation: g))
         case .retryDue: perform(procedure.retryDue())
         case .event(.advertisingReports(let r)) where family != nil: delegate?.scanner(.reports(r))
         case .event: break
@@ -219,7 +195,7 @@ public final class Scanner {
                 tell(call) { done(f.map(ScanFailure.init)) }
             case .stopped(let f):
                 guard case .stop(let done)? = waiting else { continue }
-                tell(call) { done(f.map(HCICommandFailure.init)) }
+                tell(call) { done(f) }
             case .resumed(let f):
                 guard case .resume(let done)? = waiting else { continue }
                 tell(call) { done(f.map(ScanFailure.init)) }
