@@ -4,8 +4,19 @@ import XCTest
 
 /// The one command path: one command in flight, deadlines as loop timers, completions on later turns.
 final class CommandChannelTests: ScriptedTestCase {
+    /// What the channel told its delegate.
+    final class Heard: HCICommandChannelDelegate {
+        var sent: [HCIOpcode] = []
+        var events: [HCIEvent] = []
+        var lost: [Errno] = []
+        func channel(_ channel: HCICommandChannel, sent opcode: HCIOpcode, _ parameters: [UInt8]) { sent.append(opcode) }
+        func channel(_ channel: HCICommandChannel, received event: HCIEvent) { events.append(event) }
+        func channel(_ channel: HCICommandChannel, lost error: Errno) { lost.append(error) }
+    }
+    let heard = Heard()
+
     func channel(_ c: ScriptedHCIController) throws -> HCICommandChannel {
-        let ch = HCICommandChannel(index: c.index, transport: try c.openTransport(), loop: loop)
+        let ch = HCICommandChannel(index: c.index, transport: try c.openTransport(), loop: loop, delegate: heard)
         keep.append(ch)
         return ch
     }
@@ -142,14 +153,12 @@ final class CommandChannelTests: ScriptedTestCase {
         let c = controller()
         c.answerDelayMs = 100
         let ch = try channel(c)
-        var lost: [Errno] = []
-        ch.onLost = { lost.append($0) }
         var results: [Result<[UInt8], HCICommandFailure>] = []
         ch.send(ReadLocalVersion(), timeoutMs: 1000) { results.append($0) }
         ch.send(LEReadLocalSupportedFeatures(), timeoutMs: 1000) { results.append($0) }
         c.unplug()
         loop.run(forMs: 2000)
-        XCTAssertEqual(lost, [.noDevice])
+        XCTAssertEqual(heard.lost, [.noDevice])
         XCTAssertEqual(results.count, 2)
         XCTAssertTrue(results.allSatisfy { if case .failure(.io(.noDevice)) = $0 { true } else { false } })
         XCTAssertTrue(ch.isClosed)
@@ -159,13 +168,11 @@ final class CommandChannelTests: ScriptedTestCase {
         XCTAssertFalse(late, "nothing completes after close")
     }
 
-    func testHardwareErrorGoesToOnEvent() throws {
+    func testHardwareErrorGoesToTheDelegate() throws {
         let c = controller()
-        let ch = try channel(c)
-        var events: [HCIEvent] = []
-        ch.onEvent = { events.append($0) }
+        _ = try channel(c)
         c.hardwareError(code: 7)
         loop.run(forMs: 10)
-        XCTAssertEqual(events, [.hardwareError(code: 7)])
+        XCTAssertEqual(heard.events, [.hardwareError(code: 7)])
     }
 }

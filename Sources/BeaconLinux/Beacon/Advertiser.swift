@@ -13,7 +13,7 @@ public protocol AdvertiserEvents: AnyObject {
 /// The runner of one adapter's `AdvertiserProcedure`: it owns the adapter's `HCICommandChannel`,
 /// performs the procedure's actions (commands, HCIDEVUP/HCIDEVDOWN off the loop, the kernel's
 /// disconnects, a deadline) and feeds their outcomes back, one at a time. Nothing here waits.
-public final class Advertiser {
+public final class Advertiser: HCICommandChannelDelegate {
     let controller: ControllerAccess
     let loop: EventLoop
     let log: Logger
@@ -133,21 +133,26 @@ public final class Advertiser {
         channel?.close()
         channel = nil
         do throws(Errno) {
-            let c = HCICommandChannel(index: index, transport: try controller.openTransport(), loop: loop)
-            c.onSend = { [weak self] op, params in
-                guard let self else { return }
-                events?.advertiser(self, sent: op, params)
-            }
-            c.onEvent = { [weak self] e in self?.feed { p, _ in p.controllerEvent(e) } }
-            c.onLost = { [weak self] e in
-                self?.lost = e
-                self?.feed { $0.channelLost(now: $1) }
-            }
-            channel = c
+            channel = HCICommandChannel(index: index, transport: try controller.openTransport(), loop: loop, delegate: self)
             lost = nil
             later { $0.channelOpened(nil, now: $1) }
         } catch {
             later { $0.channelOpened(error, now: $1) }
         }
+    }
+
+    // MARK: the channel
+
+    public func channel(_ channel: HCICommandChannel, sent opcode: HCIOpcode, _ parameters: [UInt8]) {
+        events?.advertiser(self, sent: opcode, parameters)
+    }
+
+    public func channel(_ channel: HCICommandChannel, received event: HCIEvent) {
+        feed { p, _ in p.controllerEvent(event) }
+    }
+
+    public func channel(_ channel: HCICommandChannel, lost error: Errno) {
+        lost = error
+        feed { $0.channelLost(now: $1) }
     }
 }

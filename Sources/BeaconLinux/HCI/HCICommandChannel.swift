@@ -1,6 +1,20 @@
 import BeaconKit
 import Glibc
 
+/// Whoever uses a channel hears what is not a command's completion here.
+public protocol HCICommandChannelDelegate: AnyObject {
+    /// Each command as written, at once (the beacon tells ours from others' on the monitor).
+    func channel(_ channel: HCICommandChannel, sent opcode: HCIOpcode, _ parameters: [UInt8])
+    /// Every event that is not a command's completion: Hardware Error, LE Meta (advertising reports).
+    func channel(_ channel: HCICommandChannel, received event: HCIEvent)
+    /// The transport broke (the controller went away under it): every pending command has failed.
+    func channel(_ channel: HCICommandChannel, lost error: Errno)
+}
+
+extension HCICommandChannelDelegate {
+    public func channel(_ channel: HCICommandChannel, sent opcode: HCIOpcode, _ parameters: [UInt8]) {}
+}
+
 /// The one command path to a controller, for the beacon and `scan` alike: one command in flight at
 /// a time (as BlueZ's shared/hci.c does), the rest queued; each has a deadline kept as a loop
 /// timer, and completes when its Command Complete (or a failing Command Status) is read off the
@@ -23,17 +37,13 @@ public final class HCICommandChannel {
     private var queue: [Pending] = []
     private var inFlight: Pending?
     public private(set) var isClosed = false
-    /// Called with each command as written, so the monitor can tell ours from others'.
-    public var onSend: ((HCIOpcode, [UInt8]) -> Void)?
-    /// Every event that is not a command's completion: Hardware Error, LE Meta (advertising reports).
-    public var onEvent: ((HCIEvent) -> Void)?
-    /// The transport broke (the controller went away under it): every pending command has failed.
-    public var onLost: ((Errno) -> Void)?
+    public weak var delegate: HCICommandChannelDelegate?
 
-    public init(index: UInt16, transport: HCITransport, loop: EventLoop) {
+    public init(index: UInt16, transport: HCITransport, loop: EventLoop, delegate: HCICommandChannelDelegate?) {
         self.index = index
         self.transport = transport
         self.loop = loop
+        self.delegate = delegate
         deadline = loop.makeTimer()
         transport.start(onPacket: { [weak self] p in self?.received(p) }, onLost: { [weak self] e in self?.broken(e) })
     }
@@ -82,7 +92,7 @@ public final class HCICommandChannel {
                 loop.post { p.done(.failure(.io(error))) }
                 continue
             }
-            onSend?(p.opcode, p.parameters)
+            delegate?.channel(self, sent: p.opcode, p.parameters)
             inFlight = p
             deadline.schedule(afterMs: p.timeoutMs) { [unowned self] in
                 if let p = inFlight { finish(.failure(.timeout(p.opcode))) }
@@ -110,7 +120,7 @@ public final class HCICommandChannel {
         case .commandComplete, .commandStatus:
             break   // a late answer to a command that timed out, or a pending Command Status
         default:
-            onEvent?(event)
+            delegate?.channel(self, received: event)
         }
     }
 
@@ -119,7 +129,7 @@ public final class HCICommandChannel {
         let pending = (inFlight.map { [$0] } ?? []) + queue
         close()
         for p in pending { loop.post { p.done(.failure(.io(e))) } }
-        onLost?(e)
+        delegate?.channel(self, lost: e)
     }
 }
 

@@ -213,10 +213,7 @@ public final class Scanner {
         var failure: Errno?
         do throws(Errno) {
             if try exists() {
-                let c = HCICommandChannel(index: index, transport: try openTransport(), loop: loop)
-                c.onEvent = { [answer] e in answer(.event(e)) }
-                c.onLost = { [answer] e in answer(.lost(e)) }
-                channel = c
+                channel = HCICommandChannel(index: index, transport: try openTransport(), loop: loop, delegate: self)
                 lost = nil
             } else {
                 failure = .noDevice
@@ -235,4 +232,9 @@ public final class Scanner {
         }
         c.send(command, timeoutMs: timeoutMs) { [answer] r in answer(.replied(r, generation: g)) }
     }
+}
+
+extension Scanner: HCICommandChannelDelegate {
+    public func channel(_ channel: HCICommandChannel, received event: HCIEvent) { answer(.event(event)) }
+    public func channel(_ channel: HCICommandChannel, lost error: Errno) { answer(.lost(error)) }
 }
