@@ -189,15 +189,32 @@ final class AdvertiserProcedureTests: XCTestCase {
         XCTAssertEqual(b.p.deadlinePassed(now: 4000).count, 0, "once")
     }
 
-    func testACentralOnTheIdentityIsReleasedBeforeItsLinkIsCut() {
-        var b = AdvertiserBench(extended: false)
+    func testACentralOnTheIdentityIsReleasedBeforeItsLinkIsCut() throws {
+        var b = AdvertiserBench(extended: true)
+        XCTAssertNoThrow(try XCTUnwrap(b.arm(BenchConfigs.make("[gatt_identity]\nidentifier = \"lobby\""))).get())
+        XCTAssertEqual(b.controller.sets.values.filter(\.connectable).count, 1, "the identity's set")
         let peer: [UInt8] = [1, 2, 3, 4, 5, 6]
         b.run(b.p.controllerEvent(.leConnectionComplete(status: .success, handle: 9, peripheral: true, peer: peer, peerRandom: true)))
-        XCTAssertEqual(b.events, [.centralConnected(9)])
+        XCTAssertEqual(b.events.last, .centralConnected(9))
         let actions = b.p.disconnect(handle: 9)
         guard actions.count == 2, case .event(.releasingCentral(peer)) = actions[0], case .disconnect(peer, true) = actions[1] else {
             return XCTFail("\(actions)")
         }
         XCTAssertEqual(b.p.disconnect(handle: 8).count, 1, "a link not known is reported gone")
+        b.run(b.p.controllerEvent(.disconnectionComplete(status: .success, handle: 9, reason: 0x16)))
+        XCTAssertEqual(b.events.last, .centralDisconnected(9))
+    }
+
+    /// Another program's GATT server on the beacon's adapter: its centrals are not ours to track,
+    /// nor to disconnect after 30 s.
+    func testALinkToAnotherProgramsAdvertisingIsNotOurs() throws {
+        var b = AdvertiserBench(extended: true)
+        XCTAssertNoThrow(try XCTUnwrap(b.arm(BenchConfigs.three)).get())
+        let before = b.events.count
+        b.run(b.p.controllerEvent(.leConnectionComplete(status: .success, handle: 4, peripheral: true, peer: [9, 9, 9, 9, 9, 9], peerRandom: false)))
+        b.run(b.p.controllerEvent(.disconnectionComplete(status: .success, handle: 4, reason: 0x13)))
+        XCTAssertEqual(b.events.count, before, "neither reported")
+        XCTAssertTrue(b.p.links.isEmpty)
+        XCTAssertEqual(b.controller.onAir.count, 3, "our frames stay on air")
     }
 }

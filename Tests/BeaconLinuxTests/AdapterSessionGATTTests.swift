@@ -83,6 +83,23 @@ final class AdapterSessionGATTTests: ScriptedTestCase {
     /// not taken for "already enabled" (the parameters were just accepted, so advertising was
     /// off). The frames wait for the disconnection, the phase says so, no fault is counted, and
     /// everything is back after it.
+    /// Another program's GATT server on the beacon's adapter (issue 30): its central is neither
+    /// tracked nor disconnected, and the frames stay as they are.
+    func testACentralOfAnotherProgramIsLeftConnected() {
+        let c = controller()
+        let p = session(c, TestBeacons.config(TestBeacons.three()))
+        p.session.start()
+        loop.run(forMs: 3000)
+        XCTAssertEqual(p.phase, .advertising)
+        let armsBefore = c.count(.leSetExtendedAdvertisingParameters)
+        c.centralConnects(handle: 5, peer: [0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xff])
+        loop.run(forMs: 40_000)
+        XCTAssertEqual(c.disconnectRequests, [], "not ours to cut")
+        XCTAssertTrue(p.session.policy.connections.isEmpty)
+        XCTAssertEqual(c.count(.leSetExtendedAdvertisingParameters), armsBefore, "nothing re-armed for it")
+        XCTAssertEqual(c.onAir, TestBeacons.payloads(TestBeacons.three()))
+    }
+
     func testAnEnableRefusedWhileConnectedWaitsForTheDisconnection() {
         for legacy in [true, false] {
             freshLoop()

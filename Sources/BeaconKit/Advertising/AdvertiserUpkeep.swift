@@ -76,6 +76,11 @@ extension AdvertiserProcedure {
         case .hardwareError(let code):
             return [.event(.hardwareError(code))]
         case .leConnectionComplete(.success, let h, true, let peer, let random):
+            // Ours only while connectable advertising of ours is on (the GATT identity's turn):
+            // another program's GATT server on this adapter keeps its centrals.
+            guard connectableOnAir else {
+                return [.log(.debug, "\(adapter): a central connected to another program's advertising (handle \(h)); not ours")]
+            }
             links[h] = (peer, random)
             // The controller ended the connectable set (legacy: all advertising) at the connection;
             // the policy re-arms without it.
@@ -83,10 +88,15 @@ extension AdvertiserProcedure {
             for (handle, set) in controller.sets where set.connectable { controller.sets[handle]?.enabled = false }
             return [.event(.centralConnected(h))]
         case .disconnectionComplete(.success, let h, _):
-            links[h] = nil
+            guard links.removeValue(forKey: h) != nil else { return [] }
             return [.event(.centralDisconnected(h))]
         default:
             return []
         }
+    }
+
+    /// Connectable advertising of ours is enabled, as far as we know.
+    var connectableOnAir: Bool {
+        (controller.legacy.enabled && controller.legacy.connectable) || controller.sets.values.contains { $0.enabled && $0.connectable }
     }
 }

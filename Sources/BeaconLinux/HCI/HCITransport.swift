@@ -21,8 +21,9 @@ public final class HCISocketTransport: HCITransport {
     /// See `EventLoop.watch(_:coalesceMs:lost:_:)`.
     private let coalesceMs: Int64
 
-    public init(index: UInt16, loop: EventLoop, events: [UInt8] = HCIDeviceSocket.commandEvents, coalesceMs: Int64 = 0) throws(Errno) {
-        socket = try HCIDeviceSocket(index: index, events: events)
+    public init(index: UInt16, loop: EventLoop, events: [UInt8] = HCIDeviceSocket.commandEvents, withoutReports: Bool = false,
+                coalesceMs: Int64 = 0) throws(Errno) {
+        socket = try HCIDeviceSocket(index: index, events: events, withoutReports: withoutReports)
         self.loop = loop
         self.coalesceMs = coalesceMs
     }

@@ -53,7 +53,7 @@ public final class KernelController: ControllerAccess {
     public static let advertiserEvents: [UInt8] = HCIDeviceSocket.commandEvents + [0x05, 0x3e]
 
     public func openTransport() throws(Errno) -> HCITransport {
-        try HCISocketTransport(index: index, loop: loop, events: Self.advertiserEvents)
+        try HCISocketTransport(index: index, loop: loop, events: Self.advertiserEvents, withoutReports: true)
     }
 
     public func setPower(up: Bool, _ done: @escaping (Errno?) -> Void) {
