@@ -21,7 +21,7 @@ public final class BlueZGATTApplication: BluetoothdGATT {
     /// The last reason the bus could not be reached, said once until it changes.
     private var lastBusProblem: String?
 
-    public var onServing: ((Bool) -> Void)?
+    public weak var delegate: BluetoothdGATTDelegate?
     public var isServing: Bool { model.isServing }
 
     public init(loop: EventLoop, log: Logger, busPath: String = DBusConnection.systemBusPath()) {
@@ -73,7 +73,7 @@ public final class BlueZGATTApplication: BluetoothdGATT {
         for o in outputs {
             switch o {
             case .send(let m): connection.send(m)
-            case .serving(let serving): onServing?(serving)
+            case .serving(let serving): delegate?.bluetoothdGATT(serving: serving)
             case .info(let text): log.info(text)
             case .warning(let text): log.warning(text)
             case .retry(let ms): retryTimer.schedule(afterMs: ms) { [unowned self] in apply(model.retry()) }

@@ -1,10 +1,16 @@
 import BeaconKit
 
+/// Who hears bluetoothd's side: `GATTIdentityService`, which switches servers.
+public protocol BluetoothdGATTDelegate: AnyObject {
+    /// On the loop, whenever bluetoothd starts or stops serving the identity.
+    func bluetoothdGATT(serving: Bool)
+}
+
 /// bluetoothd's side of the GATT identity: registering the service over D-Bus
 /// (`BlueZGATTApplication`), or a fake in unit tests.
 public protocol BluetoothdGATT: AnyObject {
-    /// On the loop, whenever bluetoothd starts or stops serving the identity.
-    var onServing: ((Bool) -> Void)? { get set }
+    /// Held weak: the delegate owns this side.
+    var delegate: BluetoothdGATTDelegate? { get set }
     var isServing: Bool { get }
     func serve(adapterIndex: UInt16, identity: GATTIdentity)
     func stop()
@@ -37,7 +43,7 @@ public final class GATTIdentityService {
         self.bluetoothd = bluetoothd
         own = ATTListener(loop: loop, log: log, identity: GATTIdentity(identifier: "-"))
         self.adapterAddress = adapterAddress
-        bluetoothd?.onServing = { [unowned self] serving in switchServer(bluetoothdServes: serving) }
+        bluetoothd?.delegate = self
     }
 
     /// Serves `identity` on adapter `index`; nil stops serving.
@@ -100,4 +106,8 @@ public final class GATTIdentityService {
         }
         onChange()
     }
+}
+
+extension GATTIdentityService: BluetoothdGATTDelegate {
+    public func bluetoothdGATT(serving: Bool) { switchServer(bluetoothdServes: serving) }
 }
