@@ -16,6 +16,12 @@ public protocol BluetoothdGATT: AnyObject {
     func stop()
 }
 
+/// Who hears which server serves the identity: `AdapterSessions`, for the status.
+public protocol GATTIdentityServiceDelegate: AnyObject {
+    /// At once, whenever `server` changed (the status shows it).
+    func gattIdentityServerChanged(_ service: GATTIdentityService)
+}
+
 /// Who serves the GATT identity's service (SPEC §3): bluetoothd over D-Bus when it runs (it owns
 /// the adapter's ATT channel then), else our own ATT server. It switches when bluetoothd starts or
 /// stops, says so in the log, and the status names the path. Until bluetoothd confirms, our own
@@ -33,8 +39,8 @@ public final class GATTIdentityService {
     private var identity: GATTIdentity?
     private var adapterIndex: UInt16 = 0
     public private(set) var server: Server?
-    /// The server changed (the status shows it).
-    public var onChange: () -> Void = {}
+    /// Told when `server` changes; weak, as the delegate owns the service.
+    public weak var delegate: GATTIdentityServiceDelegate?
 
     /// `adapterAddress`: a controller's address by index (HCIGETDEVINFO), for our ATT server to
     /// keep only the links of the beacon's adapter.
@@ -84,7 +90,7 @@ public final class GATTIdentityService {
         identity = nil
         bluetoothd?.stop()
         own.stop()
-        if server != nil { server = nil; onChange() }
+        if server != nil { server = nil; delegate?.gattIdentityServerChanged(self) }
     }
 
     private func switchServer(bluetoothdServes: Bool) {
@@ -92,7 +98,7 @@ public final class GATTIdentityService {
         let next: Server = bluetoothdServes ? .bluetoothd : .own
         if next == .own {
             guard listenOwn() else {
-                if server != nil { server = nil; onChange() }
+                if server != nil { server = nil; delegate?.gattIdentityServerChanged(self) }
                 return
             }
         } else {
@@ -104,7 +110,7 @@ public final class GATTIdentityService {
         case .bluetoothd: log.info("GATT identity served by bluetoothd over D-Bus (hci\(adapterIndex))")
         case .own: log.info("GATT identity served by altbeacond's own ATT server (bluetoothd is not serving it)")
         }
-        onChange()
+        delegate?.gattIdentityServerChanged(self)
     }
 }
 
