@@ -53,7 +53,7 @@ final class Daemon {
             return c
         }
         controlFD = { [unowned self] in self.control.fd.rawValue }
-        loop.onPollError = { [unowned self] e in log.error("poll() failed: \(e); dropping broken descriptors and going on") }
+        loop.observer = self
         sessions.outputs.append(SystemdStatusOutput(notifier: notifier))
         sessions.host = self
         sessions.gatt = GATTIdentityService(loop: loop, log: log, bluetoothd: BlueZGATTApplication(loop: loop, log: log)) { [unowned self] index in
@@ -219,4 +219,10 @@ extension Daemon: AdapterSessionsHost {
     func restartRequested() { restartNow() }
     func adapterChanged(to index: UInt16) { retargetMonitor() }
     func adapterBroughtUp(index: UInt16) { _ = try? monitor.readPackets() }
+}
+
+extension Daemon: EventLoopObserver {
+    func eventLoop(_ loop: EventLoop, pollFailed error: Errno) {
+        log.error("poll() failed: \(error); dropping broken descriptors and going on")
+    }
 }

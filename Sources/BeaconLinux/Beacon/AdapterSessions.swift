@@ -41,7 +41,7 @@ public final class AdapterSessions: AdapterSessionHost {
     public weak var host: AdapterSessionsHost?
     /// Serves the GATT identity's service for the current adapter and config (nil in tests).
     public var gatt: GATTIdentityService? {
-        didSet { gatt?.onChange = { [unowned self] in publishStatus() } }
+        didSet { gatt?.delegate = self }
     }
 
     public static let retireCommandTimeoutMs: Int64 = 1000

@@ -21,7 +21,7 @@ public final class BlueZGATTApplication: BluetoothdGATT {
     /// The last reason the bus could not be reached, said once until it changes.
     private var lastBusProblem: String?
 
-    public var onServing: ((Bool) -> Void)?
+    public weak var delegate: BluetoothdGATTDelegate?
     public var isServing: Bool { model.isServing }
 
     public init(loop: EventLoop, log: Logger, busPath: String = DBusConnection.systemBusPath()) {
@@ -31,17 +31,7 @@ public final class BlueZGATTApplication: BluetoothdGATT {
         connection = DBusConnection(loop: loop)
         retryTimer = loop.makeTimer()
         reconnectTimer = loop.makeTimer()
-        connection.onOpen = { [unowned self] in
-            lastBusProblem = nil
-            reconnectDelay = Self.reconnectMs.lowerBound
-            log.debug("GATT identity: on the D-Bus system bus (\(self.busPath))")
-            apply(model.connected())
-        }
-        connection.onMessage = { [unowned self] m in apply(model.receive(m)) }
-        connection.onClose = { [unowned self] reason in
-            apply(model.disconnected())
-            busUnreachable(reason)
-        }
+        connection.delegate = self
     }
 
     public func serve(adapterIndex: UInt16, identity: GATTIdentity) {
@@ -83,11 +73,28 @@ public final class BlueZGATTApplication: BluetoothdGATT {
         for o in outputs {
             switch o {
             case .send(let m): connection.send(m)
-            case .serving(let serving): onServing?(serving)
+            case .serving(let serving): delegate?.bluetoothdGATT(serving: serving)
             case .info(let text): log.info(text)
             case .warning(let text): log.warning(text)
             case .retry(let ms): retryTimer.schedule(afterMs: ms) { [unowned self] in apply(model.retry()) }
             }
+        }
+    }
+}
+
+extension BlueZGATTApplication: DBusConnectionDelegate {
+    public func dbusConnection(_ event: DBusConnectionEvent) {
+        switch event {
+        case .opened:
+            lastBusProblem = nil
+            reconnectDelay = Self.reconnectMs.lowerBound
+            log.debug("GATT identity: on the D-Bus system bus (\(busPath))")
+            apply(model.connected())
+        case .received(let m):
+            apply(model.receive(m))
+        case .closed(let reason):
+            apply(model.disconnected())
+            busUnreachable(reason)
         }
     }
 }

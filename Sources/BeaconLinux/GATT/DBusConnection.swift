@@ -2,6 +2,21 @@ import BeaconKit
 import CLinux
 import Glibc
 
+/// What a `DBusConnection` tells its owner, at once (no loop turn in between): `.closed` can come
+/// from inside the owner's own `send` or `open`, when writing to the bus fails.
+public enum DBusConnectionEvent: Sendable {
+    /// Authenticated: messages can be sent.
+    case opened
+    /// A whole message from the bus.
+    case received(DBusMessage)
+    /// The connection ended; the reason, for the log. Never after the owner's own `close`.
+    case closed(String)
+}
+
+public protocol DBusConnectionDelegate: AnyObject {
+    func dbusConnection(_ event: DBusConnectionEvent)
+}
+
 /// One connection to the D-Bus system bus on the daemon's event loop: a non-blocking AF_UNIX
 /// stream socket, EXTERNAL authentication, then whole messages both ways (BeaconKit's codec).
 /// No libdbus: the few hundred lines of protocol we need cost less than its static library.
@@ -25,11 +40,8 @@ public final class DBusConnection {
     private var auth = DBusAuthClient()
     private var reader = DBusMessageReader()
     public private(set) var state = State.closed
-    /// Authenticated: messages can be sent.
-    public var onOpen: () -> Void = {}
-    public var onMessage: (DBusMessage) -> Void = { _ in }
-    /// The connection ended; the reason, for the log.
-    public var onClose: (String) -> Void = { _ in }
+    /// Told the connection's events (weak: the owner holds the connection).
+    public weak var delegate: DBusConnectionDelegate?
 
     public init(loop: EventLoop) {
         self.loop = loop
@@ -80,7 +92,7 @@ public final class DBusConnection {
     private func fail(_ reason: String) {
         guard state != .closed else { return }
         close()
-        onClose(reason)
+        delegate?.dbusConnection(.closed(reason))
     }
 
     private func received(_ bytes: [UInt8]) {
@@ -92,14 +104,14 @@ public final class DBusConnection {
             case .authenticated(_, let reply, let leftover):
                 state = .open
                 stream?.send(reply)
-                onOpen()
+                delegate?.dbusConnection(.opened)
                 bytes = leftover
             }
         }
         guard state == .open, !bytes.isEmpty else { return }
         do throws(DBusWireError) {
             for m in try reader.feed(bytes) {
-                onMessage(m)
+                delegate?.dbusConnection(.received(m))
                 if state != .open { return }
             }
         } catch {

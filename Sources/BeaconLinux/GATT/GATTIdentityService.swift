@@ -1,13 +1,25 @@
 import BeaconKit
 
+/// Who hears bluetoothd's side: `GATTIdentityService`, which switches servers.
+public protocol BluetoothdGATTDelegate: AnyObject {
+    /// On the loop, whenever bluetoothd starts or stops serving the identity.
+    func bluetoothdGATT(serving: Bool)
+}
+
 /// bluetoothd's side of the GATT identity: registering the service over D-Bus
 /// (`BlueZGATTApplication`), or a fake in unit tests.
 public protocol BluetoothdGATT: AnyObject {
-    /// On the loop, whenever bluetoothd starts or stops serving the identity.
-    var onServing: ((Bool) -> Void)? { get set }
+    /// Held weak: the delegate owns this side.
+    var delegate: BluetoothdGATTDelegate? { get set }
     var isServing: Bool { get }
     func serve(adapterIndex: UInt16, identity: GATTIdentity)
     func stop()
+}
+
+/// Who hears which server serves the identity: `AdapterSessions`, for the status.
+public protocol GATTIdentityServiceDelegate: AnyObject {
+    /// At once, whenever `server` changed (the status shows it).
+    func gattIdentityServerChanged(_ service: GATTIdentityService)
 }
 
 /// Who serves the GATT identity's service (SPEC §3): bluetoothd over D-Bus when it runs (it owns
@@ -27,8 +39,8 @@ public final class GATTIdentityService {
     private var identity: GATTIdentity?
     private var adapterIndex: UInt16 = 0
     public private(set) var server: Server?
-    /// The server changed (the status shows it).
-    public var onChange: () -> Void = {}
+    /// Told when `server` changes; weak, as the delegate owns the service.
+    public weak var delegate: GATTIdentityServiceDelegate?
 
     /// `adapterAddress`: a controller's address by index (HCIGETDEVINFO), for our ATT server to
     /// keep only the links of the beacon's adapter.
@@ -37,7 +49,7 @@ public final class GATTIdentityService {
         self.bluetoothd = bluetoothd
         own = ATTListener(loop: loop, log: log, identity: GATTIdentity(identifier: "-"))
         self.adapterAddress = adapterAddress
-        bluetoothd?.onServing = { [unowned self] serving in switchServer(bluetoothdServes: serving) }
+        bluetoothd?.delegate = self
     }
 
     /// Serves `identity` on adapter `index`; nil stops serving.
@@ -78,7 +90,7 @@ public final class GATTIdentityService {
         identity = nil
         bluetoothd?.stop()
         own.stop()
-        if server != nil { server = nil; onChange() }
+        if server != nil { server = nil; delegate?.gattIdentityServerChanged(self) }
     }
 
     private func switchServer(bluetoothdServes: Bool) {
@@ -86,7 +98,7 @@ public final class GATTIdentityService {
         let next: Server = bluetoothdServes ? .bluetoothd : .own
         if next == .own {
             guard listenOwn() else {
-                if server != nil { server = nil; onChange() }
+                if server != nil { server = nil; delegate?.gattIdentityServerChanged(self) }
                 return
             }
         } else {
@@ -98,6 +110,10 @@ public final class GATTIdentityService {
         case .bluetoothd: log.info("GATT identity served by bluetoothd over D-Bus (hci\(adapterIndex))")
         case .own: log.info("GATT identity served by altbeacond's own ATT server (bluetoothd is not serving it)")
         }
-        onChange()
+        delegate?.gattIdentityServerChanged(self)
     }
+}
+
+extension GATTIdentityService: BluetoothdGATTDelegate {
+    public func bluetoothdGATT(serving: Bool) { switchServer(bluetoothdServes: serving) }
 }

@@ -17,6 +17,12 @@ public enum ManagementFailure: Error, Equatable, Sendable, CustomStringConvertib
     }
 }
 
+/// Who hears a `ManagementSocket`'s events that are no command's reply.
+public protocol ManagementSocketDelegate: AnyObject {
+    /// At once, as the socket reads it (Unconfigured Index Added, New Configuration Options…).
+    func managementSocket(_ socket: ManagementSocket, received event: ManagementEvent)
+}
+
 /// The kernel's management interface (an HCI_CHANNEL_CONTROL socket bound to no device) on the
 /// loop, like `HCICommandChannel` for HCI: non-blocking, one command in flight, each with a
 /// deadline kept as a loop timer, completions on a later loop turn than the `send` that started
@@ -34,8 +40,8 @@ public final class ManagementSocket {
     private let deadline: LoopTimer
     private var queue: [Pending] = []
     private var inFlight: Pending?
-    /// Events that are no command's reply (Unconfigured Index Added, New Configuration Options…).
-    public var onEvent: ((ManagementEvent) -> Void)?
+    /// Told events that are no command's reply; weak, as the delegate owns the socket.
+    public weak var delegate: ManagementSocketDelegate?
 
     public init(loop: EventLoop) {
         self.loop = loop
@@ -110,7 +116,7 @@ public final class ManagementSocket {
         switch e {
         case .commandComplete(let op, let index, let st, let params): reply = (op, index, st, params)
         case .commandStatus(let op, let index, let st): reply = (op, index, st, [])
-        default: onEvent?(e); return
+        default: delegate?.managementSocket(self, received: e); return
         }
         // Replies to other sockets' commands never reach this one; a stale reply to a command
         // that already timed out does not match the one in flight.

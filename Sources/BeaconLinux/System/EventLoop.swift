@@ -17,6 +17,13 @@ public final class LoopClock: @unchecked Sendable {
     func advance(to t: Int64) { if isVirtual, t > virtualNow { virtualNow = t } }
 }
 
+/// Who hears of a failing poll() (the daemon logs it).
+public protocol EventLoopObserver: AnyObject {
+    /// At once, once per distinct errno until poll() works again, before the loop drops the
+    /// descriptors that are no longer valid.
+    func eventLoop(_ loop: EventLoop, pollFailed error: Errno)
+}
+
 /// The daemon's one event loop: poll(2) over file descriptors, with one-shot timers folded into
 /// poll's timeout and work posted for the next turn. Nothing runs between wakeups, so a healthy
 /// daemon is idle. Handlers must not block: controller commands complete as events
@@ -48,8 +55,8 @@ public final class EventLoop {
     /// The longest time one turn spent in handlers (µs), since `takeLongestTurn()`.
     public private(set) var longestTurnMicros: Int64 = 0
     public private(set) var turnsSinceReport: UInt64 = 0
-    /// Told about a failing poll() (once per distinct errno until it works again).
-    public var onPollError: ((Errno) -> Void)?
+    /// Told about a failing poll(); weak, as the observer owns the loop.
+    public weak var observer: EventLoopObserver?
     private var lastPollError: Errno?
 
     public init(clock: LoopClock = .monotonic) { self.clock = clock }
@@ -171,7 +178,7 @@ public final class EventLoop {
     /// poll() itself failed (EFAULT, ENOMEM, EINVAL): drop descriptors that are no longer
     /// valid, say so once, and pause briefly so a persistent failure never becomes a busy loop.
     private func pollFailed(_ e: Errno) {
-        if lastPollError != e { onPollError?(e) }
+        if lastPollError != e { observer?.eventLoop(self, pollFailed: e) }
         lastPollError = e
         for s in sources where fcntl(s.fd, F_GETFD) < 0 {
             sources.removeAll { $0.fd == s.fd }
