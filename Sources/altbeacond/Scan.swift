@@ -182,16 +182,8 @@ final class ScanSession: ScannerDelegate {
             exitCode = ExitCode.unavailable
             return finish()
         }
-        let r = IdentityReads(scanner: scanner, reader: IdentityReader(loop: loop, adapterAddress: address), loop: loop, log: log,
-                              hasName: { [unowned self] in names[$0] != nil })
-        r.onResult = { [unowned self] report in identityRead(report) }
-        r.onResumeFailed = { [unowned self] f in
-            guard !finishing else { return }
-            log.error("could not scan again on \(adapter) after reading an identity (\(f)); scan ended")
-            exitCode = ExitCode.unavailable
-            finish()
-        }
-        reads = r
+        reads = IdentityReads(scanner: scanner, reader: IdentityReader(loop: loop, adapterAddress: address), loop: loop, log: log,
+                              delegate: self)
     }
 
     private func identityRead(_ r: IdentityReadReport) {
@@ -253,4 +245,17 @@ private func reportStartFailure(_ f: ScanFailure, adapter: String) -> Int32 {
         writeStandardError("altbeacond: cannot scan on \(adapter): \(f)\n")
         return ExitCode.unavailable
     }
+}
+
+extension ScanSession: IdentityReadsDelegate {
+    func identityReads(_ reads: IdentityReads, read report: IdentityReadReport) { identityRead(report) }
+
+    func identityReads(_ reads: IdentityReads, couldNotResume failure: ScanFailure) {
+        guard !finishing else { return }
+        log.error("could not scan again on \(adapter) after reading an identity (\(failure)); scan ended")
+        exitCode = ExitCode.unavailable
+        finish()
+    }
+
+    func identityReads(_ reads: IdentityReads, heardNameOf address: String) -> Bool { names[address] != nil }
 }

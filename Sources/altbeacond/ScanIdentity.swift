@@ -16,6 +16,16 @@ import Glibc
 /// settled (a connection attempt given up ends with the kernel disabling its scan: ours must come
 /// after that). The table's "unheard" time stops during a read (`listeningMs`), so a beacon is
 /// not dropped while the kernel has the scan off.
+/// What `IdentityReads` tells the scan it serves, and asks of it.
+protocol IdentityReadsDelegate: AnyObject {
+    /// Each result, for the output.
+    func identityReads(_ reads: IdentityReads, read report: IdentityReadReport)
+    /// Scanning could not be turned on again after a read: the scan ends.
+    func identityReads(_ reads: IdentityReads, couldNotResume failure: ScanFailure)
+    /// Whether the device's local name was heard.
+    func identityReads(_ reads: IdentityReads, heardNameOf address: String) -> Bool
+}
+
 final class IdentityReads {
     /// A device to read: its address as HCI reported it, and whether it is a random one.
     struct Pending {
@@ -38,14 +48,9 @@ final class IdentityReads {
     let scanner: Scanner
     let reader: IdentityReader
     let log: Logger
-    /// Whether the device's local name was heard.
-    let hasName: (String) -> Bool
     private let nameWait: LoopTimer
     private let resumeRetry: LoopTimer
-    /// Each result, for the output.
-    var onResult: (IdentityReadReport) -> Void = { _ in }
-    /// Scanning could not be turned on again after a read: the scan ends.
-    var onResumeFailed: (ScanFailure) -> Void = { _ in }
+    weak var delegate: IdentityReadsDelegate?
     /// Addresses read (or being read, or queued) in this scan.
     private var attempted: Set<String> = []
     private var queue: [Pending] = []
@@ -56,11 +61,11 @@ final class IdentityReads {
     private var pausedTotalMs: Int64 = 0
     private var pausedSince: Int64?
 
-    init(scanner: Scanner, reader: IdentityReader, loop: EventLoop, log: Logger, hasName: @escaping (String) -> Bool) {
+    init(scanner: Scanner, reader: IdentityReader, loop: EventLoop, log: Logger, delegate: IdentityReadsDelegate) {
         self.scanner = scanner
         self.reader = reader
         self.log = log
-        self.hasName = hasName
+        self.delegate = delegate
         nameWait = loop.makeTimer()
         resumeRetry = loop.makeTimer()
     }
@@ -106,7 +111,7 @@ final class IdentityReads {
     private func next() {
         guard !busy, !stopped, !draining, let head = queue.first else { return }
         let waited = monotonicMilliseconds() - head.queuedMs
-        if !hasName(head.address), waited < Self.nameWaitMs {
+        if delegate?.identityReads(self, heardNameOf: head.address) == false, waited < Self.nameWaitMs {
             return nameWait.schedule(afterMs: Self.nameWaitMs - waited) { [weak self] in self?.next() }
         }
         nameWait.cancel()
@@ -127,7 +132,7 @@ final class IdentityReads {
         case .failure(let f): outcome = .failed(f.description)
         }
         log.info("GATT identity of \(p.address) \(r.isSuccess ? "read" : "not read") in \(monotonicMilliseconds() - sinceMs) ms")
-        onResult(IdentityReadReport(address: p.address, name: nil, outcome: outcome))
+        delegate?.identityReads(self, read: IdentityReadReport(address: p.address, name: nil, outcome: outcome))
         guard !stopped else { return }   // the result ended the scan (--timeout)
         resumeRetry.schedule(afterMs: Self.settleMs) { [weak self] in
             self?.restartScanning(attempt: 1) { [weak self] f in self?.readDone(f) }
@@ -159,7 +164,7 @@ final class IdentityReads {
         if let since = pausedSince { pausedTotalMs += monotonicMilliseconds() - since }
         pausedSince = nil
         busy = false
-        if let f { return onResumeFailed(f) }
+        if let f { delegate?.identityReads(self, couldNotResume: f); return }
         log.debug("scanning again")
         next()
     }
