@@ -80,9 +80,7 @@ extension DBusWireTests {
         let hello = attHex(dbusHelloHex)
         var bad = hello
         bad[4..<8] = [0x01, 0x00, 0x10, 0x00]   // body 1 MiB + 1
-        dbusAssertRejects(bad, .tooLarge(1 << 20 + 1))
-        var reader = DBusMessageReader()
-        XCTAssertThrowsError(try reader.feed(Array(bad[0..<16])))   // before the rest arrives
+        dbusAssertRejects(bad, .tooLarge(128 + 1 << 20 + 1))   // the whole message, its 128-byte header too
         bad = hello
         bad[12..<16] = [0xff, 0xff, 0xff, 0xff]
         dbusAssertRejects(bad, .tooLarge(Int(UInt32.max)))
@@ -93,6 +91,32 @@ extension DBusWireTests {
         dbusAssertRejects(dbusRawMessage(fields: dbusCallFields + sig, body: attHex("00000004 41 00")), .tooLarge(1 << 26))
         let arr: [(UInt8, DBusValue)] = [(8, .signature("ay"))]
         dbusAssertRejects(dbusRawMessage(fields: dbusCallFields + arr, body: attHex("01000004 41")), .tooLarge(1 << 26 + 1))
+    }
+
+    /// Any local user may send us a message of up to 128 MiB (a unicast signal): one over our
+    /// 1 MiB is dropped as it streams in, never kept whole, and the connection goes on (issue 30).
+    func testAnOversizedMessageIsDroppedAndTheNextOneRead() throws {
+        let hello = attHex(dbusHelloHex)
+        var big = hello
+        let body = (1 << 20) + 100
+        big[4..<8] = [UInt8(body & 0xff), UInt8(body >> 8 & 0xff), UInt8(body >> 16 & 0xff), 0]
+        let total = try XCTUnwrap(DBusMessage.frameLength(big[...]))
+        var reader = DBusMessageReader()
+        XCTAssertEqual(try reader.feed(Array(big[0..<16])), [])
+        XCTAssertEqual(reader.dropped, [total], "said once, when it starts")
+        // The rest of it, in reads of 64 KiB, then a good message in the same read as its tail.
+        var left = total - 16
+        while left > 65_536 {
+            XCTAssertEqual(try reader.feed([UInt8](repeating: 0xee, count: 65_536)), [])
+            XCTAssertEqual(reader.dropped, [])
+            left -= 65_536
+        }
+        let next = try reader.feed([UInt8](repeating: 0xee, count: left) + hello)
+        XCTAssertEqual(next.map(\.member), [try DBusMessage.decode(hello).member])
+        // Past the specification's 128 MiB it is no message at all.
+        big[4..<8] = [0x01, 0x00, 0x00, 0x08]
+        var fresh = DBusMessageReader()
+        XCTAssertThrowsError(try fresh.feed(Array(big[0..<16])))
     }
 
     // MARK: header fields

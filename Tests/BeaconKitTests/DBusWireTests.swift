@@ -60,7 +60,7 @@ let dbusEveryType: [DBusValue] = [
     .int64(.min), .uint64(.max), .double(bits: 0x3ff0_0000_0000_0000), .string(""), .string("héllo ✓"),
     .objectPath("/"), .objectPath("/org/bluez/hci0"), .signature(""), .signature("a{oa{sa{sv}}}"), .unixFD(3),
     .variant(.variant(.uint16(7))), .variant(.array(.string, [])),
-    .array(.byte, []), .array(.uint16, []), .array(.string, []), .array(.uint64, []), .array(.structure([.byte, .uint64]), []),
+    .bytes([]), .array(.uint16, []), .array(.string, []), .array(.uint64, []), .array(.structure([.byte, .uint64]), []),
     .bytes([1, 2, 3]), .strings(["a", "", "bc"]),
     .array(.array(.int32), [.array(.int32, [.int32(1), .int32(-1)]), .array(.int32, [])]),
     .structure([.byte(1), .structure([.int64(-1)]), .string("x"), .array(.double, [.double(bits: 1)])]),

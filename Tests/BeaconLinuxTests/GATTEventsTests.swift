@@ -22,6 +22,7 @@ final class DBusEvents: DBusConnectionDelegate {
         switch event {
         case .opened: said.append("opened"); onOpened()
         case .received(let m): said.append("received \(m.member ?? "?")")
+        case .droppedOversized(let n): said.append("dropped \(n)")
         case .closed(let why): said.append("closed: \(why)")
         }
     }
@@ -103,6 +104,40 @@ final class GATTEventsTests: ScriptedTestCase {
         XCTAssertTrue(loop.run(atMostMs: 1000) { events.said.count == 3 })
         XCTAssertEqual(events.said.last, "closed: the bus closed the connection")
         XCTAssertEqual(connection.state, .closed)
+    }
+
+    /// A 1.1 MB unicast signal, as any local user may send (issue 30): dropped unread, said once,
+    /// and the connection goes on to the next message.
+    func testAnOversizedMessageIsDroppedAndTheConnectionStays() throws {
+        let (l, path) = bus("big")
+        defer { close(l) }
+        let connection = DBusConnection(loop: loop)
+        let events = DBusEvents()
+        connection.delegate = events
+        try connection.open(path: path)
+        let peer = accept(l, nil, nil)
+        defer { close(peer) }
+        var buf = [UInt8](repeating: 0, count: 256)
+        XCTAssertEqual(read(peer, &buf, buf.count), DBusAuthClient.greeting(uid: getuid()).count)
+        write(peer, Array("OK 0123456789abcdef\r\n".utf8))
+        XCTAssertTrue(loop.run(atMostMs: 1000) { events.said == ["opened"] })
+        var big = DBusMessage(kind: .signal, serial: 2, path: "/x", interface: "a.b", member: "Big")
+        big.body = [.bytes([UInt8](repeating: 7, count: 1_100_000))]
+        let small = DBusMessage(kind: .signal, serial: 3, path: "/x", interface: "a.b", member: "Small")
+        let bytes = big.encoded() + small.encoded()
+        XCTAssertEqual(fcntl(peer, F_SETFL, fcntl(peer, F_GETFL) | O_NONBLOCK), 0)
+        var sent = 0
+        for _ in 0..<10_000 where sent < bytes.count {
+            let n = bytes[sent...].withUnsafeBytes { Glibc.write(peer, $0.baseAddress, $0.count) }
+            if n > 0 { sent += n }
+            _ = read(peer, &buf, buf.count)   // BEGIN
+            loop.run(forMs: 1)
+        }
+        XCTAssertEqual(sent, bytes.count)
+        XCTAssertTrue(loop.run(atMostMs: 2000) { events.said.count == 3 })
+        XCTAssertEqual(events.said, ["opened", "dropped \(big.encoded().count)", "received Small"])
+        XCTAssertEqual(connection.state, .open)
+        connection.close()
     }
 
     /// The delegate hears `.opened` synchronously: closing there drops the message read with it,

@@ -1,6 +1,7 @@
 /// One D-Bus message (specification, "Message Protocol"): a fixed 12-byte start, the header
 /// fields as `a(yv)`, padding to 8, the body. Encoded little-endian; decoded in either order,
-/// every length checked, capped at `maximumLength` (far above anything bluetoothd sends us).
+/// every length checked, capped at `maximumLength` (far above anything bluetoothd sends us; a
+/// longer one is dropped by `DBusMessageReader`).
 public struct DBusMessage: Equatable, Sendable {
     public enum Kind: UInt8, Sendable {
         case methodCall = 1, methodReturn = 2, error = 3, signal = 4
@@ -10,6 +11,8 @@ public struct DBusMessage: Equatable, Sendable {
     public static let noReplyExpected: UInt8 = 0x1
     /// What one message from the bus may take; a larger one ends the connection.
     public static let maximumLength = 1 << 20
+    /// The specification's limit (128 MiB): a longer length is not a message at all.
+    public static let specificationMaximum = 1 << 27
 
     public var kind: Kind
     public var flags: UInt8 = 0
@@ -101,15 +104,17 @@ public struct DBusMessage: Equatable, Sendable {
         let bodyLength = Int(try d.readInteger(UInt32.self))
         d.offset = 12
         let fieldsLength = Int(try d.readInteger(UInt32.self))
-        guard bodyLength <= maximumLength, fieldsLength <= maximumLength else { throw .tooLarge(max(bodyLength, fieldsLength)) }
+        guard bodyLength <= specificationMaximum, fieldsLength <= specificationMaximum else { throw .tooLarge(max(bodyLength, fieldsLength)) }
         let total = (16 + fieldsLength + 7) / 8 * 8 + bodyLength
-        guard total <= maximumLength else { throw .tooLarge(total) }
+        guard total <= specificationMaximum else { throw .tooLarge(total) }
         return total
     }
 
     /// Decodes exactly one whole message (`frameLength` of it).
     public static func decode(_ bytes: [UInt8]) throws(DBusWireError) -> DBusMessage {
-        guard let total = try frameLength(bytes[...]), total == bytes.count else { throw .truncated }
+        guard let total = try frameLength(bytes[...]) else { throw .truncated }
+        guard total <= maximumLength else { throw .tooLarge(total) }
+        guard total == bytes.count else { throw .truncated }
         guard let kind = Kind(rawValue: bytes[1]) else { throw .badHeader("message type \(bytes[1])") }
         var d = DBusDecoder(bytes, bigEndian: bytes[0] == UInt8(ascii: "B"), offset: 4)
         let bodyLength = Int(try d.readInteger(UInt32.self))
@@ -149,18 +154,26 @@ public struct DBusMessage: Equatable, Sendable {
 }
 
 /// Splits a byte stream from the bus into whole messages (a `StreamFramer` cut by the header's
-/// lengths, at most `DBusMessage.maximumLength` each).
+/// lengths). A message longer than `DBusMessage.maximumLength` (none of ours is: any local user
+/// may send one) is dropped as it streams in, never kept whole, and the connection goes on.
 public struct DBusMessageReader: Sendable {
     private var framer = StreamFramer(maximumFrameSize: DBusMessage.maximumLength)
+    /// The lengths of the messages dropped since the last `feed`'s caller looked.
+    public private(set) var dropped: [Int] = []
     public init() {}
 
     /// Adds what was read; returns each whole message in it. Throws (and the connection should
     /// end) on bytes that are not a message.
     public mutating func feed(_ bytes: [UInt8]) throws(DBusWireError) -> [DBusMessage] {
         framer.append(bytes)
+        dropped = []
         var out: [DBusMessage] = []
-        while let frame = try framer.next(frameLength: DBusMessage.frameLength, tooLarge: DBusWireError.tooLarge) {
-            out.append(try DBusMessage.decode(Array(frame)))
+        while let item = try framer.next(frameLength: DBusMessage.frameLength, tooLarge: DBusWireError.tooLarge,
+                                                skippingUpTo: DBusMessage.specificationMaximum) {
+            switch item {
+            case .frame(let frame): out.append(try DBusMessage.decode(Array(frame)))
+            case .skipped(let n): dropped.append(n)
+            }
         }
         return out
     }

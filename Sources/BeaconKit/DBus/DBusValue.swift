@@ -105,6 +105,9 @@ public indirect enum DBusValue: Equatable, Sendable {
     case unixFD(UInt32)
     /// The element type is kept: an empty array still has one.
     case array(DBusType, [DBusValue])
+    /// `ay`, as one array of bytes: not a boxed value per byte (a megabyte from any local user
+    /// must not become a million heap objects).
+    case byteArray([UInt8])
     case structure([DBusValue])
     case dictEntry(DBusValue, DBusValue)
     case variant(DBusValue)
@@ -116,6 +119,7 @@ public indirect enum DBusValue: Equatable, Sendable {
         case .double: .double; case .string: .string; case .objectPath: .objectPath
         case .signature: .signature; case .unixFD: .unixFD; case .variant: .variant
         case .array(let e, _): .array(e)
+        case .byteArray: .array(.byte)
         case .structure(let fields): .structure(fields.map(\.type))
         case .dictEntry(let k, let v): .dictEntry(k.type, v.type)
         }
@@ -130,7 +134,7 @@ public indirect enum DBusValue: Equatable, Sendable {
     public static func strings(_ items: [String]) -> DBusValue { .array(.string, items.map { .string($0) }) }
 
     /// `ay`.
-    public static func bytes(_ items: [UInt8]) -> DBusValue { .array(.byte, items.map { .byte($0) }) }
+    public static func bytes(_ items: [UInt8]) -> DBusValue { .byteArray(items) }
 
     public var stringValue: String? {
         switch self {

@@ -59,6 +59,9 @@ struct DBusEncoder {
             withUnsafeBytes(of: length.littleEndian) { raw in
                 for (i, b) in raw.enumerated() { bytes[lengthAt + i] = b }
             }
+        case .byteArray(let b):
+            appendInteger(UInt32(b.count))
+            bytes += b
         case .structure(let fields):
             pad(to: 8)
             for f in fields { append(f) }
@@ -174,6 +177,10 @@ struct DBusDecoder {
             try align(element.alignment)
             let end = offset + length
             guard end <= bytes.count else { throw .truncated }
+            if element == .byte {
+                offset = end
+                return .byteArray(Array(bytes[(end - length)..<end]))
+            }
             var items: [DBusValue] = []
             while offset < end { items.append(try read(element)) }
             guard offset == end else { throw .badValue("an array element past the array's length") }

@@ -7,6 +7,8 @@ public struct StreamFramer: Sendable {
     private var buffer: [UInt8] = []
     /// Where the next frame starts in `buffer`: taking a frame moves this, not the bytes.
     private var start = 0
+    /// Bytes still to come of a frame being dropped (`next(frameLength:skippingUpTo:)`).
+    private var skipping = 0
     /// Past this many taken bytes the buffer is compacted (fewer copies than once per frame).
     static let compactAfter = 4096
 
@@ -29,6 +31,44 @@ public struct StreamFramer: Sendable {
         guard rest.count >= n else { return nil }
         let frame = rest.prefix(n)
         start += n
+        compact()
+        return frame
+    }
+
+    public enum Item: Equatable, Sendable {
+        case frame(ArraySlice<UInt8>)
+        /// A frame of this length, over `maximumFrameSize`, is being dropped as it arrives.
+        case skipped(Int)
+    }
+
+    /// As `next`, but a frame over the maximum and up to `hardLimit` is dropped as its bytes
+    /// arrive (`.skipped`, once, when it starts), never buffered whole: a peer's oversized message
+    /// costs a read, not the connection. Longer than `hardLimit` throws as `next` does.
+    public mutating func next<E: Error>(frameLength: (ArraySlice<UInt8>) throws(E) -> Int?, tooLarge: (Int) -> E,
+                                        skippingUpTo hardLimit: Int) throws(E) -> Item? {
+        guard dropPending() else { return nil }
+        let rest = buffer[start...]
+        guard let n = try frameLength(rest) else { return nil }
+        if n > maximumFrameSize, n <= hardLimit {
+            skipping = n
+            _ = dropPending()
+            return .skipped(n)
+        }
+        // Within the maximum (or past the hard limit, which `next` throws on).
+        return try next(frameLength: frameLength, tooLarge: tooLarge).map(Item.frame)
+    }
+
+    /// Drops what is buffered of a frame being skipped; true when none is left to drop.
+    private mutating func dropPending() -> Bool {
+        guard skipping > 0 else { return true }
+        let n = min(skipping, buffer.count - start)
+        skipping -= n
+        start += n
+        compact()
+        return skipping == 0
+    }
+
+    private mutating func compact() {
         if start == buffer.count {
             buffer.removeAll(keepingCapacity: buffer.count <= Self.compactAfter)
             start = 0
@@ -36,12 +76,12 @@ public struct StreamFramer: Sendable {
             buffer.removeFirst(start)
             start = 0
         }
-        return frame
     }
 
     /// Drops whatever is buffered (the stream is out of step, or a new connection starts).
     public mutating func reset() {
         buffer = []
         start = 0
+        skipping = 0
     }
 }

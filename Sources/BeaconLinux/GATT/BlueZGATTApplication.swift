@@ -20,6 +20,8 @@ public final class BlueZGATTApplication: BluetoothdGATT {
     private var wanted = false
     /// The last reason the bus could not be reached, said once until it changes.
     private var lastBusProblem: String?
+    /// An oversized message from the bus was logged on this connection.
+    private var saidOversized = false
 
     public weak var delegate: BluetoothdGATTDelegate?
     public var isServing: Bool { model.isServing }
@@ -87,11 +89,17 @@ extension BlueZGATTApplication: DBusConnectionDelegate {
         switch event {
         case .opened:
             lastBusProblem = nil
+            saidOversized = false
             reconnectDelay = Self.reconnectMs.lowerBound
             log.debug("GATT identity: on the D-Bus system bus (\(busPath))")
             apply(model.connected())
         case .received(let m):
             apply(model.receive(m))
+        case .droppedOversized(let n):
+            // Said once a connection: whoever sends them may send many.
+            guard !saidOversized else { return }
+            saidOversized = true
+            log.warning("GATT identity: dropped a \(n)-byte message from the D-Bus system bus unread (over \(DBusMessage.maximumLength); a local program sent it); staying connected")
         case .closed(let reason):
             apply(model.disconnected())
             busUnreachable(reason)

@@ -9,6 +9,9 @@ public enum DBusConnectionEvent: Sendable {
     case opened
     /// A whole message from the bus.
     case received(DBusMessage)
+    /// A message longer than `DBusMessage.maximumLength` (this many bytes) is being dropped
+    /// unread: any local user may send one; the connection goes on.
+    case droppedOversized(Int)
     /// The connection ended; the reason, for the log. Never after the owner's own `close`.
     case closed(String)
 }
@@ -110,7 +113,12 @@ public final class DBusConnection {
         }
         guard state == .open, !bytes.isEmpty else { return }
         do throws(DBusWireError) {
-            for m in try reader.feed(bytes) {
+            let messages = try reader.feed(bytes)
+            for n in reader.dropped {
+                delegate?.dbusConnection(.droppedOversized(n))
+                if state != .open { return }
+            }
+            for m in messages {
                 delegate?.dbusConnection(.received(m))
                 if state != .open { return }
             }

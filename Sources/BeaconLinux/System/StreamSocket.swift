@@ -65,9 +65,13 @@ final class StreamSocket {
         }
     }
 
+    /// Reads per wakeup, at most: a peer that floods us (a local program on the bus) is read in
+    /// turns with everything else on the loop, never until it stops (poll wakes us again).
+    static let readsPerTurn = 16
+
     private func readAvailable() {
         var buf = [UInt8](repeating: 0, count: 8192)
-        while isOpen {
+        for _ in 0..<Self.readsPerTurn where isOpen {
             let n: Int?
             do throws(Errno) {
                 n = try readUnlessWouldBlock(fd, &buf)
