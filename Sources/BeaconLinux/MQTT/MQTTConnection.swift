@@ -18,7 +18,7 @@ public protocol MQTTConnectionDelegate: AnyObject {
 
 /// One MQTT 3.1.1 session with a broker over TCP on the event loop (no TLS: docs/monitoring.md):
 /// the socket, a non-blocking connect, and the loop timers of BeaconKit's `MQTTClientSession`,
-/// which decides everything else (CONNECT, CONNACK deadline, keep-alive, acknowledgements).
+/// which decides everything else (CONNACK deadline, keep-alive, liveness, acknowledgements).
 /// The owner reconnects (with back-off) after `.closed`.
 public final class MQTTConnection {
     public typealias State = MQTTClientSession.State
@@ -31,13 +31,12 @@ public final class MQTTConnection {
     private var session: MQTTClientSession?
     private let connAckTimer: LoopTimer
     private let keepAliveTimer: LoopTimer
-    private let pingResponseTimer: LoopTimer
     /// Bumped by every open and close: actions and reports of an older attempt are dropped.
     private var attempt = 0
 
     public init(loop: EventLoop) {
         self.loop = loop
-        connAckTimer = loop.makeTimer(); keepAliveTimer = loop.makeTimer(); pingResponseTimer = loop.makeTimer()
+        connAckTimer = loop.makeTimer(); keepAliveTimer = loop.makeTimer()
     }
 
     public var state: State { session?.state ?? .closed }
@@ -77,7 +76,7 @@ public final class MQTTConnection {
     /// Closes without a word to the broker; nothing more is reported for this attempt.
     public func close() {
         attempt += 1
-        connAckTimer.cancel(); keepAliveTimer.cancel(); pingResponseTimer.cancel()
+        connAckTimer.cancel(); keepAliveTimer.cancel()
         if let connecting { loop.unwatch(connecting); connecting.close() }
         connecting = nil
         stream?.close()
@@ -142,7 +141,6 @@ public final class MQTTConnection {
         switch t {
         case .connAck: connAckTimer
         case .keepAlive: keepAliveTimer
-        case .pingResponse: pingResponseTimer
         }
     }
 
