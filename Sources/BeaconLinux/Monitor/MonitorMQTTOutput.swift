@@ -47,6 +47,11 @@ public final class MonitorMQTTOutput: MonitorOutput, MQTTConnectionDelegate {
 
     private var broker: String { "\(settings.host):\(settings.port)" }
 
+    /// For the metrics file.
+    public var figures: MonitorMQTTFigures {
+        MonitorMQTTFigures(connected: connection.state == .connected, droppedTotal: connection.droppedTotal, nodeClash: clash.nodeClash)
+    }
+
     // MARK: MonitorOutput
 
     public func start(_ source: MonitorStatusSource) {
