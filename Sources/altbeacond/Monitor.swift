@@ -40,12 +40,13 @@ func monitorCommand(configPath: String, once: Bool, timeoutSeconds: UInt32?) -> 
     if !once {
         log.info("altbeacond \(version) monitor on \(config.adapter) as node \(node): expecting \(config.expectations.map(\.name).joined(separator: ", ")); silent after \(config.silentAfterS) s")
         outputs = [MonitorLogOutput(log: log), MonitorSystemdOutput(notifier: SystemdNotifier(), loop: loop)]
+        let mqtt = config.mqtt.map { MonitorMQTTOutput(settings: $0, node: node, config: config, healthPath: defaultStatusPath(), loop: loop, log: log) }
         if let path = config.metrics.textfile {
-            outputs.append(MonitorMetricsOutput(path: path, version: version, node: node, startWall: wallClockSeconds(), loop: loop, log: log))
+            let figures: (() -> MonitorMQTTFigures?)? = mqtt.map { m in { [weak m] in m?.figures } }
+            outputs.append(MonitorMetricsOutput(path: path, version: version, node: node, startWall: wallClockSeconds(), loop: loop, log: log,
+                                                mqtt: figures))
         }
-        if let settings = config.mqtt {
-            outputs.append(MonitorMQTTOutput(settings: settings, node: node, config: config, healthPath: defaultStatusPath(), loop: loop, log: log))
-        }
+        if let mqtt { outputs.append(mqtt) }
     }
     let session = MonitorSession(config: config, once: once, loop: loop, log: log, outputs: outputs) { events in
         Scanner.monitorScan(control: control, index: config.adapterIndex, loop: loop, log: log, coalesceMs: monitorBatchMs, events: events)

@@ -3,7 +3,7 @@ import XCTest
 
 final class MQTTClientSessionTests: XCTestCase {
     typealias Action = MQTTClientSession.Action
-    let cancelAll: [Action] = [.cancel(.connAck), .cancel(.keepAlive), .cancel(.pingResponse)]
+    let cancelAll: [Action] = [.cancel(.connAck), .cancel(.keepAlive)]
 
     func connectPacket(keepAlive: UInt16 = 10) throws -> MQTTConnect {
         try MQTTConnect(clientID: "altbeacond-monitor-test", keepAlive: keepAlive)
@@ -58,21 +58,96 @@ final class MQTTClientSessionTests: XCTestCase {
         XCTAssertTrue(why.hasSuffix(" (check [mqtt] username and password_file)"), why)
     }
 
-    func testPingOnlyWhenNothingWasSentForTheKeepAlive() throws {
-        let s = try connectedSession(keepAlive: 10)
-        // A publish at 5000 moves the next ping: the check at 10_100 finds it too early.
-        let p = try MQTTPublish(topic: "a/b", payload: [1])
-        XCTAssertEqual(s.send(.publish(p), nowMs: 5_000), [.send(.publish(p))])
-        XCTAssertEqual(s.timerFired(.keepAlive, nowMs: 10_100), [.schedule(.keepAlive, afterMs: 4_900)])
-        XCTAssertEqual(s.timerFired(.keepAlive, nowMs: 15_000),
-                       [.send(.pingReq), .schedule(.pingResponse, afterMs: 5_000), .schedule(.keepAlive, afterMs: 10_000)])
-        XCTAssertEqual(s.received(MQTTPacket.pingResp.encoded(), nowMs: 15_050), [.cancel(.pingResponse)])
+    /// Issue 30: a broker that answered CONNECT with PINGRESP kept the monitor waiting. The first
+    /// packet must be CONNACK (3.2): anything else ends the attempt at once, and the owner backs off.
+    func testAnythingButConnAckFirstIsAProtocolError() throws {
+        let s = MQTTClientSession(connect: try connectPacket())
+        _ = s.start()
+        _ = s.transportOpened(nowMs: 100)
+        XCTAssertEqual(s.received(MQTTPacket.pingResp.encoded(), nowMs: 150),
+                       cancelAll + [.closed("the broker answered CONNECT with PINGRESP, not CONNACK")])
+        XCTAssertEqual(s.state, .closed)
+        XCTAssertEqual(s.timerFired(.connAck, nowMs: 10_000), [], "reported once")
+        let t = MQTTClientSession(connect: try connectPacket())
+        _ = t.start()
+        _ = t.transportOpened(nowMs: 100)
+        let pub = try MQTTPublish(topic: "x", payload: [1])
+        XCTAssertEqual(t.received(MQTTPacket.publish(pub).encoded() + (try accepted()), nowMs: 150).last,
+                       .closed("the broker answered CONNECT with PUBLISH, not CONNACK"), "not acted on, not skipped")
     }
 
-    func testNoPingRespEndsTheSession() throws {
+    /// The CONNACK deadline is its own timer: nothing the session does before CONNACK cancels it.
+    func testTheConnAckDeadlineStandsUntilConnAck() throws {
+        let s = MQTTClientSession(connect: try connectPacket())
+        XCTAssertEqual(s.start(), [.schedule(.connAck, afterMs: 10_000)])
+        XCTAssertEqual(s.transportOpened(nowMs: 100), [.send(.connect(try connectPacket()))])
+        let p = try MQTTPublish(topic: "a/b", payload: [1], retain: true)
+        XCTAssertEqual(s.send(.publish(p), nowMs: 200), [.send(.publish(p))])
+        XCTAssertEqual(s.timerFired(.keepAlive, nowMs: 5_000), [], "no keep-alive before CONNACK")
+        XCTAssertEqual(s.timerFired(.connAck, nowMs: 10_000), cancelAll + [.closed("no answer from the broker within 10 s")])
+    }
+
+    /// Issue 30: our refreshes count as sending, so a stalled broker never got a PINGREQ. The
+    /// keep-alive is judged by what is received: a PINGREQ a keep-alive after the last packet from
+    /// the broker, however much we sent meanwhile.
+    func testPingWhenNothingWasReceivedForTheKeepAliveEvenWhileSending() throws {
         let s = try connectedSession(keepAlive: 10)
-        _ = s.timerFired(.keepAlive, nowMs: 10_100)
-        XCTAssertEqual(s.timerFired(.pingResponse, nowMs: 15_100), cancelAll + [.closed("no PINGRESP within 5 s")])
+        let p = try MQTTPublish(topic: "a/b", payload: [1], retain: true)
+        for t in stride(from: Int64(3_000), through: 9_000, by: 3_000) { XCTAssertEqual(s.send(.publish(p), nowMs: t), [.send(.publish(p))]) }
+        // CONNACK came at 200: the check at 10_200 pings, and the broker has until 15_200.
+        XCTAssertEqual(s.timerFired(.keepAlive, nowMs: 10_200), [.send(.pingReq), .schedule(.keepAlive, afterMs: 5_000)])
+        XCTAssertEqual(s.received(MQTTPacket.pingResp.encoded(), nowMs: 10_250), [])
+        // Answered: the next check is a keep-alive after the PINGREQ (sent) or the PINGRESP (received).
+        XCTAssertEqual(s.timerFired(.keepAlive, nowMs: 15_200), [.schedule(.keepAlive, afterMs: 5_000)])
+        XCTAssertEqual(s.state, .connected)
+    }
+
+    /// A stalled broker (SIGSTOP): nothing received, the PINGREQ unanswered, noticed 1.5 × the
+    /// keep-alive after its last packet while we go on publishing; the owner reconnects.
+    func testAStalledBrokerIsNoticedWithinOneAndAHalfKeepAlives() throws {
+        let s = try connectedSession(keepAlive: 10)
+        let p = try MQTTPublish(topic: "a/b", payload: [1], retain: true)
+        _ = s.send(.publish(p), nowMs: 9_000)
+        XCTAssertEqual(s.timerFired(.keepAlive, nowMs: 10_200), [.send(.pingReq), .schedule(.keepAlive, afterMs: 5_000)])
+        _ = s.send(.publish(p), nowMs: 12_000)
+        XCTAssertEqual(s.timerFired(.keepAlive, nowMs: 15_200),
+                       cancelAll + [.closed("the broker stalled: nothing from it for 15 s (1.5 × keepalive_s), not even a PINGRESP")])
+        XCTAssertEqual(s.state, .closed)
+        XCTAssertEqual(s.timerFired(.keepAlive, nowMs: 16_000), [])
+    }
+
+    /// Anything from the broker shows it alive, not only the PINGRESP; one PINGREQ per silence.
+    func testAnyPacketReceivedCountsAndOnePingPerSilence() throws {
+        let s = try connectedSession(keepAlive: 10)
+        _ = s.send(.publish(try MQTTPublish(topic: "a/b", payload: [1])), nowMs: 8_000)
+        XCTAssertEqual(s.timerFired(.keepAlive, nowMs: 10_200), [.send(.pingReq), .schedule(.keepAlive, afterMs: 5_000)])
+        // No PINGRESP yet, but a message: the broker is alive. The next PINGREQ goes a keep-alive
+        // after the last one (10_200 + 10_000); the broker then has until 14_000 + 15_000.
+        let q = try MQTTPublish(topic: "homeassistant/status", payload: Array("online".utf8))
+        XCTAssertEqual(s.received(MQTTPacket.publish(q).encoded(), nowMs: 14_000), [.received(q)])
+        XCTAssertEqual(s.timerFired(.keepAlive, nowMs: 15_200), [.schedule(.keepAlive, afterMs: 5_000)])
+        XCTAssertEqual(s.timerFired(.keepAlive, nowMs: 20_200), [.send(.pingReq), .schedule(.keepAlive, afterMs: 8_800)])
+        XCTAssertEqual(s.timerFired(.keepAlive, nowMs: 29_000).last,
+                       .closed("the broker stalled: nothing from it for 15 s (1.5 × keepalive_s), not even a PINGRESP"))
+    }
+
+    /// MQTT's own rule stays: a PINGREQ when nothing was sent for the keep-alive, even while the
+    /// broker talks.
+    func testPingWhenNothingWasSentForTheKeepAlive() throws {
+        let s = try connectedSession(keepAlive: 10)
+        let q = try MQTTPublish(topic: "homeassistant/status", payload: Array("online".utf8))
+        _ = s.received(MQTTPacket.publish(q).encoded(), nowMs: 9_000)
+        // CONNECT went at 100.
+        XCTAssertEqual(s.timerFired(.keepAlive, nowMs: 10_100), [.send(.pingReq), .schedule(.keepAlive, afterMs: 10_000)])
+        XCTAssertEqual(s.received(MQTTPacket.pingResp.encoded(), nowMs: 10_150), [])
+        XCTAssertEqual(s.timerFired(.keepAlive, nowMs: 19_000), [.schedule(.keepAlive, afterMs: 1_100)])
+    }
+
+    func testAnOddKeepAliveSaysItsHalfSecond() throws {
+        let s = try connectedSession(keepAlive: 5)
+        XCTAssertEqual(s.timerFired(.keepAlive, nowMs: 5_100), [.send(.pingReq), .schedule(.keepAlive, afterMs: 2_600)])
+        XCTAssertEqual(s.timerFired(.keepAlive, nowMs: 7_700).last,
+                       .closed("the broker stalled: nothing from it for 7.5 s (1.5 × keepalive_s), not even a PINGRESP"))
     }
 
     func testKeepAliveZeroNeverPings() throws {
@@ -103,7 +178,7 @@ final class MQTTClientSessionTests: XCTestCase {
         let s = try connectedSession()
         let pub = try MQTTPublish(topic: "x", payload: [1])
         let actions = s.received([0x00, 0x00] + MQTTPacket.publish(pub).encoded(), nowMs: 300)
-        XCTAssertEqual(actions.count, 4)
+        XCTAssertEqual(actions.count, cancelAll.count + 1)
         guard case .closed(let why)? = actions.last else { return XCTFail("\(actions)") }
         XCTAssertTrue(why.hasPrefix("the broker sent bytes that are not MQTT"), why)
         XCTAssertEqual(s.received(MQTTPacket.publish(pub).encoded(), nowMs: 400), [], "closed: bytes are ignored")

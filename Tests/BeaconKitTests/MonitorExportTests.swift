@@ -82,10 +82,22 @@ final class MonitorExportTests: XCTestCase {
         XCTAssertFalse(zero.contains("battery"))
     }
 
+    /// Issue 30: the MQTT output's figures, with `[mqtt]` only.
+    func testPrometheusMQTTFigures() {
+        XCTAssertFalse(MonitorExport.prometheus(tracker(), version: "1", node: "n", startWall: 1, nowWall: 2).contains("altbeacond_mqtt_"))
+        let text = MonitorExport.prometheus(tracker(), version: "1", node: "n", startWall: 1, nowWall: 2,
+                                            mqtt: MonitorMQTTFigures(connected: true, droppedTotal: 12, nodeClash: false))
+        for line in ["altbeacond_mqtt_connected 1", "# TYPE altbeacond_mqtt_dropped_messages_total counter",
+                     "altbeacond_mqtt_dropped_messages_total 12", "altbeacond_mqtt_node_clash 0"] {
+            XCTAssertTrue(text.contains("\n" + line + "\n"), line)
+        }
+    }
+
     /// Each family once, its samples together; names shared with the beacon daemon's file have
     /// its HELP word for word (node_exporter merges both files when they share a directory).
     func testExpositionShape() {
-        let text = MonitorExport.prometheus(tracker(), version: "1", node: "n", startWall: 1, nowWall: 2)
+        let text = MonitorExport.prometheus(tracker(), version: "1", node: "n", startWall: 1, nowWall: 2,
+                                            mqtt: MonitorMQTTFigures(connected: false, droppedTotal: 0, nodeClash: true))
         XCTAssertTrue(text.hasSuffix("\n"))
         let lines = text.split(separator: "\n").map(String.init)
         let helps = lines.filter { $0.hasPrefix("# HELP ") }.map { $0.split(separator: " ")[2] }

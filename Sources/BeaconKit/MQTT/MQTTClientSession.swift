@@ -1,9 +1,11 @@
 /// The rules of one MQTT 3.1.1 client session, without the socket: CONNECT once the transport is
-/// up, CONNACK within `connAckTimeoutMs` of starting, PINGREQ when nothing was sent for the
-/// keep-alive and PINGRESP within half of it, the QoS acknowledgements a client owes, and the
-/// first failure ending the session with a reason. Pure: events in (bytes, timers, what the owner
-/// sends), actions out; the runner (BeaconLinux's `MQTTConnection`) performs them in order and
-/// keeps one loop timer per `Timer`. One per connection attempt. A class, not a struct: the
+/// up; CONNACK, and nothing else first (3.2), within `connAckTimeoutMs` of starting, whatever else
+/// arrives; PINGREQ when nothing was sent for the keep-alive (3.1.2.10) or nothing received for
+/// it; the broker taken for stalled when nothing at all, not even the PINGRESP, came for 1.5 × the
+/// keep-alive (the time the broker gives us, SPEC §12); the QoS acknowledgements a client owes;
+/// the first failure ending the session with a reason. Pure: events in (bytes, timers, what the
+/// owner sends), actions out; the runner (BeaconLinux's `MQTTConnection`) performs them in order
+/// and keeps one loop timer per `Timer`. One per connection attempt. A class, not a struct: the
 /// runner keeps it in place, and the binary is spared the copies of a large value.
 public final class MQTTClientSession {
     public enum State: Equatable, Sendable { case closed, connecting, waitingForConnAck, connected }
@@ -12,10 +14,8 @@ public final class MQTTClientSession {
     public enum Timer: Sendable {
         /// From the start of the attempt (TCP included) to CONNACK.
         case connAck
-        /// When a PINGREQ may be due.
+        /// The next keep-alive check: a PINGREQ due, or the broker silent past 1.5 × the keep-alive.
         case keepAlive
-        /// From a PINGREQ to its PINGRESP.
-        case pingResponse
     }
 
     public enum Action: Sendable {
@@ -36,6 +36,10 @@ public final class MQTTClientSession {
     public private(set) var state = State.closed
     private var reader = MQTTPacketReader()
     private var lastSentMs: Int64 = 0
+    /// Judged by what is received, not sent: our own publishes say nothing of the broker.
+    private var lastReceivedMs: Int64 = 0
+    /// A PINGREQ went after the last packet received: an answer is awaited.
+    private var pinged = false
 
     public init(connect: MQTTConnect) { self.connect = connect }
 
@@ -88,22 +92,31 @@ public final class MQTTClientSession {
         case .connAck:
             guard state == .connecting || state == .waitingForConnAck else { return [] }
             return fail("no answer from the broker within \(Self.connAckTimeoutMs / 1000) s")
-        case .pingResponse:
-            guard state == .connected else { return [] }
-            return fail("no PINGRESP within \(connect.keepAlive / 2) s")
         case .keepAlive:
-            guard state == .connected else { return [] }
-            let periodMs = Int64(connect.keepAlive) * 1000
+            guard state == .connected, connect.keepAlive > 0 else { return [] }
+            if pinged && nowMs - lastReceivedMs >= silenceLimitMs {
+                let k = Int(connect.keepAlive)
+                return fail("the broker stalled: nothing from it for \(k * 3 / 2)\(k % 2 == 1 ? ".5" : "") s (1.5 × keepalive_s), not even a PINGRESP")
+            }
             var out: [Action] = []
-            if nowMs - lastSentMs >= periodMs {
+            // MQTT asks for a packet every keep-alive; our liveness asks for one from the broker.
+            // One PINGREQ per silence: the deadline then runs from the last packet received.
+            if nowMs - lastSentMs >= keepAliveMs || (!pinged && nowMs - lastReceivedMs >= keepAliveMs) {
                 out += send(.pingReq, nowMs: nowMs)
-                out.append(.schedule(.pingResponse, afterMs: periodMs / 2))
+                pinged = true
             }
             return out + keepAlive(nowMs: nowMs)
         }
     }
 
     private func received(_ p: MQTTPacket, nowMs: Int64) -> [Action] {
+        // The server's first packet is CONNACK (3.2): a broker that answers with anything else
+        // (a PINGRESP) is not talking MQTT with us, and waiting on would only hide it.
+        if state == .waitingForConnAck, p.type != .connAck {
+            return fail("the broker answered CONNECT with \(p.type), not CONNACK")
+        }
+        lastReceivedMs = nowMs
+        pinged = false
         switch p {
         case .connAck(let ack):
             guard state == .waitingForConnAck else { return fail("a second CONNACK") }
@@ -119,9 +132,7 @@ public final class MQTTClientSession {
             var out: [Action] = []
             if pub.qos == .atLeastOnce, let id = pub.packetID { out += send(.pubAck(packetID: id), nowMs: nowMs) }
             return out + [.received(pub)]
-        case .pingResp:
-            return [.cancel(.pingResponse)]
-        case .subAck, .unsubAck, .pubAck, .pubComp:
+        case .pingResp, .subAck, .unsubAck, .pubAck, .pubComp:
             return []
         case .pubRec(let id):
             return send(.pubRel(packetID: id), nowMs: nowMs)
@@ -132,12 +143,16 @@ public final class MQTTClientSession {
         }
     }
 
-    /// The next keep-alive check: when the keep-alive will have passed since the last packet
-    /// sent (at least a second away); none for a keep-alive of 0.
+    private var keepAliveMs: Int64 { Int64(connect.keepAlive) * 1000 }
+    private var silenceLimitMs: Int64 { keepAliveMs * 3 / 2 }
+
+    /// The next keep-alive check: a keep-alive after the last packet sent, or after the last one
+    /// received, or (a PINGREQ unanswered) 1.5 × the keep-alive after it; none for a keep-alive
+    /// of 0. A packet received meanwhile only moves what the check finds due.
     private func keepAlive(nowMs: Int64) -> [Action] {
         guard connect.keepAlive > 0 else { return [] }
-        let periodMs = Int64(connect.keepAlive) * 1000
-        return [.schedule(.keepAlive, afterMs: max(1000, lastSentMs + periodMs - nowMs))]
+        let next = min(lastSentMs + keepAliveMs, lastReceivedMs + (pinged ? silenceLimitMs : keepAliveMs))
+        return [.schedule(.keepAlive, afterMs: max(1, next - nowMs))]
     }
 
     private func fail(_ why: String) -> [Action] {
@@ -148,6 +163,7 @@ public final class MQTTClientSession {
     private func end() -> [Action] {
         state = .closed
         reader = MQTTPacketReader()
-        return [.cancel(.connAck), .cancel(.keepAlive), .cancel(.pingResponse)]
+        pinged = false
+        return [.cancel(.connAck), .cancel(.keepAlive)]
     }
 }

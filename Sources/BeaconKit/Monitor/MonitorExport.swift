@@ -15,7 +15,8 @@ public enum MonitorExport {
     /// daemon's (`StatusExport`) and carry `daemon="monitor"`, so both text files can sit in one
     /// node_exporter directory on the same Pi without a duplicate series. Families without a
     /// sample (no TLM heard yet) are left out.
-    public static func prometheus(_ t: BeaconTracker, version: String, node: String, startWall: Int64, nowWall: Int64) -> String {
+    public static func prometheus(_ t: BeaconTracker, version: String, node: String, startWall: Int64, nowWall: Int64,
+                                  mqtt: MonitorMQTTFigures? = nil) -> String {
         var out = PrometheusText(omitsEmptyFamilies: true)
         /// One sample per beacon for which `value` says something.
         func each(_ value: (BeaconState) -> String?) -> [PrometheusText.Sample] {
@@ -44,6 +45,15 @@ public enum MonitorExport {
         out.family("altbeacond_scan_adverts_total", "counter", "Advertising reports the monitor's scanner received, from any device.",
                    [("", "\(t.advertsTotal)")])
         out.family("altbeacond_monitor_start_time_seconds", "gauge", "When the monitor started (Unix time).", [("", "\(startWall)")])
+        if let mqtt {
+            out.family("altbeacond_mqtt_connected", "gauge", "1 while the MQTT broker has accepted the session and it is up.",
+                       [("", mqtt.connected ? "1" : "0")])
+            out.family("altbeacond_mqtt_dropped_messages_total", "counter",
+                       "MQTT messages left out while the broker took no more bytes (older retained states of a topic, the oldest others).",
+                       [("", "\(mqtt.droppedTotal)")])
+            out.family("altbeacond_mqtt_node_clash", "gauge", "1 once another monitor was heard publishing as this node on the broker.",
+                       [("", mqtt.nodeClash ? "1" : "0")])
+        }
         out.family("altbeacond_last_update_timestamp_seconds", "gauge", "When this file was written (Unix time); at least every 60 s.",
                    [("daemon=\"monitor\"", "\(nowWall)")])
         return out.text

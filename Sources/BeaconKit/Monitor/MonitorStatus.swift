@@ -21,3 +21,17 @@ public struct MonitorStatus: Sendable {
             + (tracker.allHeard ? "" : " (silent: \(states.filter { !$0.heard }.map(\.name).joined(separator: ", ")))")
     }
 }
+
+/// The MQTT output's own figures, for the metrics file (absent without `[mqtt]`).
+public struct MonitorMQTTFigures: Sendable, Equatable {
+    /// The broker accepted the session and it is up.
+    public var connected: Bool
+    /// Messages left out while the broker took no more bytes (`MQTTOutbox`).
+    public var droppedTotal: Int
+    /// Another monitor was heard publishing as our node (`MonitorNodeClash`).
+    public var nodeClash: Bool
+
+    public init(connected: Bool, droppedTotal: Int, nodeClash: Bool) {
+        self.connected = connected; self.droppedTotal = droppedTotal; self.nodeClash = nodeClash
+    }
+}

@@ -18,8 +18,9 @@ public protocol MQTTConnectionDelegate: AnyObject {
 
 /// One MQTT 3.1.1 session with a broker over TCP on the event loop (no TLS: docs/monitoring.md):
 /// the socket, a non-blocking connect, and the loop timers of BeaconKit's `MQTTClientSession`,
-/// which decides everything else (CONNECT, CONNACK deadline, keep-alive, acknowledgements).
-/// The owner reconnects (with back-off) after `.closed`.
+/// which decides everything else (CONNACK deadline, keep-alive, liveness, acknowledgements).
+/// While the socket is backed up, packets wait in BeaconKit's bounded `MQTTOutbox`. The owner
+/// reconnects (with back-off) after `.closed`.
 public final class MQTTConnection {
     public typealias State = MQTTClientSession.State
 
@@ -31,13 +32,18 @@ public final class MQTTConnection {
     private var session: MQTTClientSession?
     private let connAckTimer: LoopTimer
     private let keepAliveTimer: LoopTimer
-    private let pingResponseTimer: LoopTimer
+    /// What waits while the socket is backed up (this connection's only).
+    private var outbox = MQTTOutbox()
+    /// PUBLISHes the outboxes dropped, over every connection.
+    public private(set) var droppedTotal = 0
+    /// Packets waiting for the socket (tests).
+    var outboxCount: Int { outbox.count }
     /// Bumped by every open and close: actions and reports of an older attempt are dropped.
     private var attempt = 0
 
     public init(loop: EventLoop) {
         self.loop = loop
-        connAckTimer = loop.makeTimer(); keepAliveTimer = loop.makeTimer(); pingResponseTimer = loop.makeTimer()
+        connAckTimer = loop.makeTimer(); keepAliveTimer = loop.makeTimer()
     }
 
     public var state: State { session?.state ?? .closed }
@@ -63,7 +69,8 @@ public final class MQTTConnection {
         loop.watchWritable(sock) { [weak self] in self?.tcpConnected() }
     }
 
-    /// Sends `packet` (queued while the socket is full).
+    /// Sends `packet` (held in the outbox while the socket is backed up; dropped unless the
+    /// session is being made or up).
     public func send(_ packet: MQTTPacket) {
         perform(session?.send(packet, nowMs: loop.now) ?? [])
     }
@@ -77,12 +84,13 @@ public final class MQTTConnection {
     /// Closes without a word to the broker; nothing more is reported for this attempt.
     public func close() {
         attempt += 1
-        connAckTimer.cancel(); keepAliveTimer.cancel(); pingResponseTimer.cancel()
+        connAckTimer.cancel(); keepAliveTimer.cancel()
         if let connecting { loop.unwatch(connecting); connecting.close() }
         connecting = nil
         stream?.close()
         stream = nil
         session = nil
+        outbox = MQTTOutbox()
     }
 
     /// The socket could not be made, or broke.
@@ -100,9 +108,24 @@ public final class MQTTConnection {
         let s = StreamSocket(loop: loop, fd: fd, peer: "the broker")
         s.onBytes = { [weak self] in self?.received($0) }
         s.onFailure = { [weak self] in self?.fail($0) }
+        s.onDrained = { [weak self] in self?.drain() }
         stream = s
         s.watch()
         perform(session?.transportOpened(nowMs: loop.now) ?? [])
+    }
+
+    /// To the socket, unless it is backed up (or packets wait already: they go first).
+    private func write(_ p: MQTTPacket) {
+        guard let stream else { return }
+        guard stream.isBacklogged || !outbox.isEmpty else { return stream.send(p.encoded()) }
+        let before = outbox.dropped
+        outbox.append(p)
+        droppedTotal += outbox.dropped - before
+    }
+
+    /// The socket took its backlog: what waits goes, until it is backed up again.
+    private func drain() {
+        while let stream, stream.isOpen, !stream.isBacklogged, let p = outbox.next() { stream.send(p.encoded()) }
     }
 
     private func received(_ bytes: [UInt8]) {
@@ -117,7 +140,7 @@ public final class MQTTConnection {
             guard attempt == current else { return }
             switch a {
             case .send(let p):
-                stream?.send(p.encoded())
+                write(p)
             case .schedule(let t, let ms):
                 timer(t).schedule(afterMs: ms) { [weak self] in self?.timerFired(t) }
             case .cancel(let t):
@@ -142,7 +165,6 @@ public final class MQTTConnection {
         switch t {
         case .connAck: connAckTimer
         case .keepAlive: keepAliveTimer
-        case .pingResponse: pingResponseTimer
         }
     }
 

@@ -3,7 +3,9 @@ import Glibc
 
 /// The monitor's MQTT output (SPEC §10): one `MQTTConnection` to the broker, what to publish
 /// decided by BeaconKit's `MonitorPublisher`. Reconnects with back-off, one log line per cause;
-/// the password file is read again at every attempt.
+/// the password file is read again at every attempt. The client ID is one per machine and
+/// adapter, and another monitor under our node name (or our client ID) is said once
+/// (`MonitorNodeClash`).
 public final class MonitorMQTTOutput: MonitorOutput, MQTTConnectionDelegate {
     public static let retryMs: ClosedRange<Int64> = 1000...60_000
 
@@ -11,6 +13,7 @@ public final class MonitorMQTTOutput: MonitorOutput, MQTTConnectionDelegate {
     private let node: String
     /// The local beacon daemon's status file, published as the health topic when there is one.
     private let healthPath: String
+    private let adapter: String
     private let loop: EventLoop
     private let log: Logger
     private let connection: MQTTConnection
@@ -18,6 +21,13 @@ public final class MonitorMQTTOutput: MonitorOutput, MQTTConnectionDelegate {
     private let refreshTimer: LoopTimer
     private var retry = RetryBackoff(range: MonitorMQTTOutput.retryMs)
     private var publisher: MonitorPublisher
+    private var clash: MonitorNodeClash
+    /// Where the client ID came from, for the log.
+    private let identitySource: String
+    /// When the current session was accepted; nil between sessions.
+    private var connectedAtMs: Int64?
+    /// Drops are said once per session.
+    private var saidDrops = false
     private weak var source: MonitorStatusSource?
     private var stopping = false
 
@@ -25,6 +35,10 @@ public final class MonitorMQTTOutput: MonitorOutput, MQTTConnectionDelegate {
         self.settings = settings; self.node = node; self.healthPath = healthPath; self.loop = loop; self.log = log
         publisher = MonitorPublisher(node: node, discoveryPrefix: settings.discoveryPrefix, expectations: config.expectations,
                                      silentAfterS: config.silentAfterS)
+        adapter = config.adapter
+        let machine = machineIdentity()
+        identitySource = machine.from
+        clash = MonitorNodeClash(node: node, clientID: MonitorNodeClash.clientID(machine: machine.id, adapter: config.adapter))
         connection = MQTTConnection(loop: loop)
         retryTimer = loop.makeTimer()
         refreshTimer = loop.makeTimer()
@@ -33,10 +47,16 @@ public final class MonitorMQTTOutput: MonitorOutput, MQTTConnectionDelegate {
 
     private var broker: String { "\(settings.host):\(settings.port)" }
 
+    /// For the metrics file.
+    public var figures: MonitorMQTTFigures {
+        MonitorMQTTFigures(connected: connection.state == .connected, droppedTotal: connection.droppedTotal, nodeClash: clash.nodeClash)
+    }
+
     // MARK: MonitorOutput
 
     public func start(_ source: MonitorStatusSource) {
         self.source = source
+        log.info("MQTT: client ID \(clash.clientID) (from \(identitySource) and \(adapter))")
         connect()
     }
 
@@ -65,14 +85,21 @@ public final class MonitorMQTTOutput: MonitorOutput, MQTTConnectionDelegate {
         switch event {
         case .connected:
             log.info("MQTT: connected to \(broker)\(retry.succeeded() == nil ? "" : " again")")
-            guard let tracker = source?.status.tracker else { return }
-            perform(publisher.connected(tracker, health: health()))
+            connectedAtMs = loop.now
+            saidDrops = false
+            if let tracker = source?.status.tracker { perform(publisher.connected(tracker, health: health())) }
+            // Packet identifier 1 is the publisher's subscription.
+            perform(clash.connected(packetID: 2))
+        case .received(let p) where p.topic == clash.topic:
+            perform(clash.received(p))
         case .received(let p):
             // Home Assistant's birth message: it lost what it knew, discovery goes again.
             guard publisher.isBirth(p), let tracker = source?.status.tracker else { return }
             log.info("MQTT: Home Assistant is online; sending discovery again")
             perform(publisher.birth(tracker, health: health()))
         case .closed(let why):
+            if let at = connectedAtMs { perform(clash.sessionEnded(connectedForMs: loop.now - at)) }
+            connectedAtMs = nil
             lost(why)
         }
     }
@@ -96,7 +123,7 @@ public final class MonitorMQTTOutput: MonitorOutput, MQTTConnectionDelegate {
         let packet: MQTTConnect
         do throws(MQTTWireError) {
             let will = try MQTTWill(topic: publisher.statusTopic, message: Array("offline".utf8), retain: true)
-            packet = try MQTTConnect(clientID: "altbeacond-monitor-\(node)", keepAlive: settings.keepAliveS, will: will,
+            packet = try MQTTConnect(clientID: clash.clientID, keepAlive: settings.keepAliveS, will: will,
                                      username: settings.username, password: password)
         } catch {
             return lost("cannot make the CONNECT packet (\(error))")
@@ -126,12 +153,27 @@ public final class MonitorMQTTOutput: MonitorOutput, MQTTConnectionDelegate {
     }
 
     private func perform(_ actions: [MonitorPublisher.Action]) {
+        let dropped = connection.droppedTotal
         for a in actions {
             switch a {
             case .publish(let p): connection.send(.publish(p))
             case .subscribe(let s): connection.send(.subscribe(s))
             case .scheduleRefresh(let ms): refreshTimer.schedule(afterMs: ms) { [weak self] in self?.refresh() }
             case .cannotPublish(let topic): log.warning("MQTT: cannot publish to '\(topic)'")
+            }
+        }
+        if connection.droppedTotal > dropped && !saidDrops {
+            saidDrops = true
+            log.warning("MQTT: \(broker) takes no more bytes; older messages are left out (the newest state of each topic is kept)")
+        }
+    }
+
+    private func perform(_ actions: [MonitorNodeClash.Action]) {
+        for a in actions {
+            switch a {
+            case .subscribe(let s): connection.send(.subscribe(s))
+            case .publish(let p): connection.send(.publish(p))
+            case .say(let text): log.warning("MQTT: \(text)")
             }
         }
     }

@@ -84,11 +84,14 @@ public final class MonitorMetricsOutput: MonitorOutput {
     private let version: String
     private let node: String
     private let startWall: Int64
+    /// The MQTT output's figures, when there is one.
+    private let mqtt: (() -> MonitorMQTTFigures?)?
     private weak var source: MonitorStatusSource?
 
-    public init(path: String, version: String, node: String, startWall: Int64, loop: EventLoop, log: Logger) {
+    public init(path: String, version: String, node: String, startWall: Int64, loop: EventLoop, log: Logger,
+                mqtt: (() -> MonitorMQTTFigures?)? = nil) {
         file = TextFileWriter(path: path, what: "metrics text file", loop: loop, log: log)
-        self.version = version; self.node = node; self.startWall = startWall
+        self.version = version; self.node = node; self.startWall = startWall; self.mqtt = mqtt
     }
 
     public func start(_ source: MonitorStatusSource) {
@@ -107,6 +110,7 @@ public final class MonitorMetricsOutput: MonitorOutput {
 
     private func text() -> String? {
         guard let tracker = source?.status.tracker else { return nil }
-        return MonitorExport.prometheus(tracker, version: version, node: node, startWall: startWall, nowWall: wallClockSeconds())
+        return MonitorExport.prometheus(tracker, version: version, node: node, startWall: startWall, nowWall: wallClockSeconds(),
+                                        mqtt: mqtt?())
     }
 }

@@ -1,3 +1,4 @@
+import BeaconKit
 import Glibc
 
 /// An IP address for `host`: a literal as it is, "localhost", or the first match in /etc/hosts.
@@ -26,6 +27,26 @@ public func hostName() -> String {
         return ok ? b : 0x5f
     }, as: UTF8.self)
     return cleaned.isEmpty ? "altbeacond" : cleaned
+}
+
+/// What tells this machine from others, for names that must differ between machines and stay
+/// the same across reboots (the MQTT client ID), and where it came from: the board's serial
+/// (ALTBEACOND_BOARD_SERIAL names another file, as for the address repair), else
+/// /etc/machine-id (a read-only root that leaves it empty gets a new one at every boot, SPEC §12:
+/// hence second), else the hostname. The serial is read through /sys: /proc/device-tree is a
+/// link that the units' ProcSubset=pid hides.
+public func machineIdentity() -> (id: String, from: String) {
+    let serialPath = environment("ALTBEACOND_BOARD_SERIAL") ?? "/sys/firmware/devicetree/base/serial-number"
+    if let bytes = try? readFile(serialPath, limit: 64), let serial = BoardAddress.serial(fromDeviceTree: bytes) {
+        return ("serial:\(serial)", "the board serial")
+    }
+    if let bytes = try? readFile("/etc/machine-id", limit: 64) {
+        let id = bytes.prefix { $0 != 0x0a }
+        if id.count == 32, id.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }) {
+            return ("machine-id:" + String(decoding: id, as: UTF8.self), "/etc/machine-id")
+        }
+    }
+    return ("hostname:" + hostName(), "the hostname")
 }
 
 /// `address` (an IPv4 or IPv6 literal) and `port` as a socket address, its length and family;

@@ -15,6 +15,8 @@ final class StreamSocket {
     private(set) var isOpen = true
     var onBytes: ([UInt8]) -> Void = { _ in }
     var onFailure: (String) -> Void = { _ in }
+    /// The outbox emptied after the socket was full: the owner may write what it held back.
+    var onDrained: () -> Void = {}
 
     init(loop: EventLoop, fd: FileDescriptor, peer: String) {
         self.loop = loop; self.fd = fd; self.peer = peer
@@ -27,6 +29,9 @@ final class StreamSocket {
             self?.readAvailable()
         }
     }
+
+    /// Bytes wait for the socket (it took less than it was given).
+    var isBacklogged: Bool { !outbox.isEmpty }
 
     func send(_ bytes: [UInt8]) {
         guard isOpen else { return }
@@ -57,12 +62,17 @@ final class StreamSocket {
                 let n = try syscall { outbox.withUnsafeBytes { Glibc.send(raw, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } }
                 outbox.removeFirst(n)
             } catch where error == .wouldBlock {
-                flushTimer.schedule(afterMs: 20) { [weak self] in self?.flush() }
+                flushTimer.schedule(afterMs: 20) { [weak self] in self?.flushAgain() }
                 return
             } catch {
                 return fail("writing to \(peer) failed (\(error))")
             }
         }
+    }
+
+    private func flushAgain() {
+        flush()
+        if isOpen && outbox.isEmpty { onDrained() }
     }
 
     /// Reads per wakeup, at most: a peer that floods us (a local program on the bus) is read in
