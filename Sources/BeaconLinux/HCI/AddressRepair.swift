@@ -19,9 +19,10 @@ public final class AddressRepair {
     private lazy var serial = readSerial()
 
     /// `serialPath`: the board's serial; ALTBEACOND_BOARD_SERIAL names another file (tests, or a
-    /// board whose serial lives elsewhere).
+    /// board whose serial lives elsewhere). Read through /sys: /proc/device-tree is a link into it
+    /// that the unit's ProcSubset=pid hides.
     public init(loop: EventLoop, log: Logger,
-                serialPath: String = environment("ALTBEACOND_BOARD_SERIAL") ?? "/proc/device-tree/serial-number") {
+                serialPath: String = environment("ALTBEACOND_BOARD_SERIAL") ?? "/sys/firmware/devicetree/base/serial-number") {
         self.loop = loop
         self.log = log
         self.serialPath = serialPath
