@@ -68,9 +68,7 @@ public final class DBusConnection {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(sock.rawValue, $0, len) }
             }
         }
-        let stream = StreamSocket(loop: loop, fd: sock, peer: "the bus")
-        stream.onBytes = { [weak self] in self?.received($0) }
-        stream.onFailure = { [weak self] in self?.fail($0) }
+        let stream = StreamSocket(loop: loop, fd: sock, peer: "the bus", delegate: self)
         self.stream = stream
         state = .authenticating
         auth = DBusAuthClient()
@@ -126,4 +124,9 @@ public final class DBusConnection {
             fail("the bus sent bytes that are not a D-Bus message (\(error))")
         }
     }
+}
+
+extension DBusConnection: StreamSocketDelegate {
+    func stream(_ stream: StreamSocket, received bytes: [UInt8]) { received(bytes) }
+    func stream(_ stream: StreamSocket, failed why: String) { fail(why) }
 }

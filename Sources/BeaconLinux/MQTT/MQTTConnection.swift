@@ -105,10 +105,7 @@ public final class MQTTConnection {
         getsockopt(fd.rawValue, SOL_SOCKET, SO_ERROR, &err, &len)
         guard err == 0 else { return fail("cannot connect: \(Errno(err))") }
         connecting = nil
-        let s = StreamSocket(loop: loop, fd: fd, peer: "the broker")
-        s.onBytes = { [weak self] in self?.received($0) }
-        s.onFailure = { [weak self] in self?.fail($0) }
-        s.onDrained = { [weak self] in self?.drain() }
+        let s = StreamSocket(loop: loop, fd: fd, peer: "the broker", delegate: self)
         stream = s
         s.watch()
         perform(session?.transportOpened(nowMs: loop.now) ?? [])
@@ -171,4 +168,10 @@ public final class MQTTConnection {
     private func timerFired(_ t: MQTTClientSession.Timer) {
         perform(session?.timerFired(t, nowMs: loop.now) ?? [])
     }
+}
+
+extension MQTTConnection: StreamSocketDelegate {
+    func stream(_ stream: StreamSocket, received bytes: [UInt8]) { received(bytes) }
+    func stream(_ stream: StreamSocket, failed why: String) { fail(why) }
+    func streamDrained(_ stream: StreamSocket) { drain() }
 }

@@ -1,11 +1,25 @@
 import BeaconKit
 import Glibc
 
+/// Whoever owns a `StreamSocket` hears it here, at once.
+protocol StreamSocketDelegate: AnyObject {
+    /// Bytes as they arrived.
+    func stream(_ stream: StreamSocket, received bytes: [UInt8])
+    /// The first failure (the socket is closed), in words that name the peer.
+    func stream(_ stream: StreamSocket, failed why: String)
+    /// The outbox emptied after the socket was full: the owner may write what it held back.
+    func streamDrained(_ stream: StreamSocket)
+}
+
+extension StreamSocketDelegate {
+    func streamDrained(_ stream: StreamSocket) {}
+}
+
 /// A connected, non-blocking stream socket on the event loop (the D-Bus system bus, an MQTT
 /// broker): bytes out through an outbox written as fast as the socket takes them (the loop
 /// watches input only, so a full socket is tried again shortly), bytes in handed over as they
-/// arrive. The first failure closes it and is reported once through `onFailure`, in words that
-/// name `peer` ("the broker closed the connection").
+/// arrive. The first failure closes it and is reported once to the delegate, in words that name
+/// `peer` ("the broker closed the connection").
 final class StreamSocket {
     private let loop: EventLoop
     private let fd: FileDescriptor
@@ -13,13 +27,11 @@ final class StreamSocket {
     private var outbox: [UInt8] = []
     private let flushTimer: LoopTimer
     private(set) var isOpen = true
-    var onBytes: ([UInt8]) -> Void = { _ in }
-    var onFailure: (String) -> Void = { _ in }
-    /// The outbox emptied after the socket was full: the owner may write what it held back.
-    var onDrained: () -> Void = {}
+    weak var delegate: StreamSocketDelegate?
 
-    init(loop: EventLoop, fd: FileDescriptor, peer: String) {
+    init(loop: EventLoop, fd: FileDescriptor, peer: String, delegate: StreamSocketDelegate) {
         self.loop = loop; self.fd = fd; self.peer = peer
+        self.delegate = delegate
         flushTimer = loop.makeTimer()
     }
 
@@ -52,7 +64,7 @@ final class StreamSocket {
     private func fail(_ why: String) {
         guard isOpen else { return }
         close()
-        onFailure(why)
+        delegate?.stream(self, failed: why)
     }
 
     private func flush() {
@@ -72,7 +84,7 @@ final class StreamSocket {
 
     private func flushAgain() {
         flush()
-        if isOpen && outbox.isEmpty { onDrained() }
+        if isOpen && outbox.isEmpty { delegate?.streamDrained(self) }
     }
 
     /// Reads per wakeup, at most: a peer that floods us (a local program on the bus) is read in
@@ -90,7 +102,7 @@ final class StreamSocket {
             }
             guard let n else { return }
             if n == 0 { return fail("\(peer) closed the connection") }
-            onBytes(Array(buf[0..<n]))
+            delegate?.stream(self, received: Array(buf[0..<n]))
         }
     }
 }
