@@ -19,19 +19,21 @@ ctxsw() {
 # hci1 switches its advertising on and off 20 times a second: every scanner on the emulated
 # radio gets a report each time. hci0 scans once (no re-arming: that would be commands to hci0,
 # which the daemon's monitor rightly sees).
-"$TB_TOOLS/advgen" -i hci1 --rate 20 --seconds 16 >/tmp/advgen.log 2>&1 &
+"$TB_TOOLS/advgen" -i hci1 --rate 20 --seconds 16 >/run/advgen.log 2>&1 &
 advgen=$!
-TB_OBSERVER=hci0 tb_observe_bg /tmp/hci0-scan.log --poll 0 --scan legacy --timeout 14000
+# Its log is kept out of /tmp, the config's directory: the daemon watches that one for edits.
+scanlog=/run/neighbour-scan.log
+TB_OBSERVER=hci0 tb_observe_bg "$scanlog" --poll 0 --scan legacy --timeout 14000
 scan=$TB_OBSERVE_PID
 _tb_sleep 2
-r0=$(wc -l </tmp/hci0-scan.log) c0=$(ctxsw) t0=$(tb_now_ms)
+r0=$(wc -l <"$scanlog") c0=$(ctxsw) t0=$(tb_now_ms)
 _tb_sleep 10
-r1=$(wc -l </tmp/hci0-scan.log) c1=$(ctxsw) t1=$(tb_now_ms)
+r1=$(wc -l <"$scanlog") c1=$(ctxsw) t1=$(tb_now_ms)
 kill "$scan" "$advgen" 2>/dev/null
 wait "$scan" "$advgen" 2>/dev/null
 reports=$((r1 - r0)) wakeups=$((c1 - c0))
 tb_log "over $((t1 - t0)) ms: hci0's scan received $reports reports; the daemon woke $wakeups times"
-[ "$reports" -ge 50 ] || { cat /tmp/advgen.log; tb_fail "hci0's scan received only $reports reports: no load to filter"; }
+[ "$reports" -ge 50 ] || { cat /run/advgen.log; tb_fail "hci0's scan received only $reports reports: no load to filter"; }
 # Idle, the daemon wakes about once a second (the probe, docs/benchmarks.md); each report let
 # through would be a wakeup of its own.
 [ "$wakeups" -lt $((reports / 4)) ] || { tbd_dump; tb_fail "the daemon woke $wakeups times for $reports reports on its adapter"; }
