@@ -27,6 +27,11 @@ func monitorCommand(configPath: String, once: Bool, timeoutSeconds: UInt32?) -> 
         return ExitCode.config
     case .success(let c): config = c
     }
+    // A password file others can read is refused at start, plainly (as ssh refuses such a key).
+    if !once, let file = config.mqtt?.passwordFile, case .failure(let e) = readPasswordFile(file), e.refused {
+        writeStandardError("altbeacond: \(e.text)\n")
+        return ExitCode.config
+    }
     if let code = requireBluetoothCapabilities(for: "the monitor") { return code == ExitCode.permission && once ? 3 : code }
     let control: HCIControlSocket, signals: SignalDescriptor
     switch openObserverSockets(signals: [SIGTERM, SIGINT, SIGHUP]) {

@@ -154,41 +154,41 @@ final class MonitorExportTests: XCTestCase {
     }
 
     func testHomeAssistantDiscovery() throws {
-        let pairs = MonitorExport.discovery(lobby, node: "hall.pi", prefix: "homeassistant", silentAfterS: 120)
+        let pairs = MonitorExport.discovery(lobby, node: "hall.pi", prefix: "homeassistant")
         XCTAssertEqual(pairs.map(\.topic), [
-            "homeassistant/binary_sensor/altbeacond_hall_pi_lobby/connectivity/config",
-            "homeassistant/sensor/altbeacond_hall_pi_lobby/rssi/config",
-            "homeassistant/sensor/altbeacond_hall_pi_lobby/temperature/config",
-            "homeassistant/sensor/altbeacond_hall_pi_lobby/battery/config",
-            "homeassistant/sensor/altbeacond_hall_pi_lobby/uptime/config",
-        ], "HA allows only [A-Za-z0-9_-] in the node ID: the node's '.' becomes '_'")
+            "homeassistant/binary_sensor/altbeacond__hall_2epi__lobby/connectivity/config",
+            "homeassistant/sensor/altbeacond__hall_2epi__lobby/rssi/config",
+            "homeassistant/sensor/altbeacond__hall_2epi__lobby/temperature/config",
+            "homeassistant/sensor/altbeacond__hall_2epi__lobby/battery/config",
+            "homeassistant/sensor/altbeacond__hall_2epi__lobby/uptime/config",
+        ], "HA allows only [A-Za-z0-9_-] in the node ID: the node's '.' is escaped")
         var uniqueIDs: [String] = []
         for (topic, payload) in pairs {
             let v = try XCTUnwrap(JSONValue.parse(Array(payload.utf8)), payload)
             for key in ["name", "unique_id", "state_topic", "value_template", "availability_topic", "payload_available",
-                        "payload_not_available", "device", "device_class", "origin"] {
+                        "payload_not_available", "device", "device_class", "origin", "expire_after"] {
                 XCTAssertNotNil(v[key], "\(topic): \(key)")
             }
             XCTAssertEqual(v["state_topic"]?.string, "altbeacond/hall.pi/beacons/lobby", "topics keep the node as it is")
             XCTAssertEqual(v["availability_topic"]?.string, "altbeacond/hall.pi/status")
             XCTAssertEqual(v["payload_available"]?.string, "online")
             XCTAssertEqual(v["payload_not_available"]?.string, "offline")
-            XCTAssertEqual(v["device"]?["identifiers"], .array([.string("altbeacond_hall_pi_lobby")]))
+            XCTAssertEqual(v["device"]?["identifiers"], .array([.string("altbeacond__hall_2epi__lobby")]))
             XCTAssertEqual(v["device"]?["name"]?.string, "lobby")
             XCTAssertEqual(v["device"]?["model"]?.string, "altbeacond monitor")
-            XCTAssertEqual(v["device"]?["via_device"]?.string, "altbeacond_hall_pi")
+            XCTAssertEqual(v["device"]?["via_device"]?.string, "altbeacond__hall_2epi")
             uniqueIDs.append(try XCTUnwrap(v["unique_id"]?.string))
             if topic.contains("/sensor/") {
                 XCTAssertEqual(v["state_class"]?.string, "measurement", topic)
                 XCTAssertNotNil(v["unit_of_measurement"], topic)
             }
         }
-        XCTAssertEqual(uniqueIDs, ["connectivity", "rssi", "temperature", "battery", "uptime"].map { "altbeacond_hall_pi_lobby_" + $0 })
+        XCTAssertEqual(uniqueIDs, ["connectivity", "rssi", "temperature", "battery", "uptime"].map { "altbeacond__hall_2epi__lobby__" + $0 })
 
         let c = try XCTUnwrap(JSONValue.parse(Array(pairs[0].payload.utf8)))
         XCTAssertEqual(c["device_class"]?.string, "connectivity")
         XCTAssertEqual(c["value_template"]?.string, "{{ 'ON' if value_json.heard else 'OFF' }}")
-        XCTAssertEqual(c["expire_after"]?.integer, 240)
+        XCTAssertEqual(c["expire_after"]?.integer, 120, "four refreshes: silence is said by the payload, never by expiry")
         XCTAssertEqual(c["json_attributes_topic"]?.string, "altbeacond/hall.pi/beacons/lobby")
         let rssi = try XCTUnwrap(JSONValue.parse(Array(pairs[1].payload.utf8)))
         XCTAssertEqual(rssi["device_class"]?.string, "signal_strength")
@@ -205,9 +205,8 @@ final class MonitorExportTests: XCTestCase {
         XCTAssertEqual(uptime["device_class"]?.string, "duration")
         XCTAssertEqual(uptime["unit_of_measurement"]?.string, "s")
 
-        let other = MonitorExport.discovery(hall, node: "n", prefix: "ha/x", silentAfterS: 5)
-        XCTAssertEqual(other.first?.topic, "ha/x/binary_sensor/altbeacond_n_hall/connectivity/config")
-        XCTAssertEqual(JSONValue.parse(Array(other[0].payload.utf8))?["expire_after"]?.integer, 10)
+        let other = MonitorExport.discovery(hall, node: "n", prefix: "ha/x")
+        XCTAssertEqual(other.first?.topic, "ha/x/binary_sensor/altbeacond__n__hall/connectivity/config")
     }
 
     func testOnceTable() {

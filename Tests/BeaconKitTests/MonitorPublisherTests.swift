@@ -5,9 +5,13 @@ final class MonitorPublisherTests: XCTestCase {
     let lobby = Expectation(name: "lobby", frame: AltBeaconFrame(BeaconIdentity(uuid: studyGuideUUID, major: 1, minor: 2)))
 
     func publisher() -> MonitorPublisher {
-        MonitorPublisher(node: "pi", discoveryPrefix: "homeassistant", expectations: [lobby], silentAfterS: 30)
+        MonitorPublisher(node: "pi", discoveryPrefix: "homeassistant", expectations: [lobby])
     }
     func tracker() -> BeaconTracker { BeaconTracker(expectations: [lobby], silentAfterMs: 30_000, startMs: 0) }
+    func status(_ t: BeaconTracker, scanning: Bool = true) -> MonitorStatus {
+        MonitorStatus(adapter: "hci1", tracker: t, scanning: scanning, scanProblem: scanning ? nil : "hci1 went down")
+    }
+    let onAir = HealthCheck.Result(verdict: .onAir, reason: "advertising", status: .object([("health", .string("on-air"))]))
 
     /// The topics published, in order.
     func topics(_ actions: [MonitorPublisher.Action]) -> [String] {
@@ -17,44 +21,86 @@ final class MonitorPublisherTests: XCTestCase {
         for case .publish(let p) in actions where p.topic == topic { return String(decoding: p.payload, as: UTF8.self) }
         return nil
     }
-    var discoveryTopics: [String] { MonitorExport.discovery(lobby, node: "pi", prefix: "homeassistant", silentAfterS: 30).map(\.topic) }
+    var legacyTopics: [String] { MonitorExport.legacyDiscoveryTopics(lobby, node: "pi", prefix: "homeassistant") }
+    func observerTopics(health: Bool) -> [String] { MonitorExport.observerDiscovery(node: "pi", prefix: "homeassistant", health: health).map(\.topic) }
+    var discoveryTopics: [String] { MonitorExport.discovery(lobby, node: "pi", prefix: "homeassistant").map(\.topic) }
+    let states = ["altbeacond/pi/beacons/lobby", "altbeacond/pi/observer", "altbeacond/pi/health"]
 
     func testConnectedSaysEverythingRetainedAndSubscribesToTheBirthTopic() throws {
         var p = publisher()
-        let a = p.connected(tracker(), health: "{\"health\":\"on-air\"}")
-        XCTAssertEqual(topics(a), ["altbeacond/pi/status"] + discoveryTopics + ["altbeacond/pi/beacons/lobby", "altbeacond/pi/health"])
+        let a = p.connected(status(tracker()), health: onAir, nowMs: 0)
+        XCTAssertEqual(topics(a), ["altbeacond/pi/status"] + legacyTopics + observerTopics(health: true) + discoveryTopics + states)
         XCTAssertEqual(payload(a, "altbeacond/pi/status"), "online")
-        XCTAssertEqual(payload(a, "altbeacond/pi/health"), "{\"health\":\"on-air\"}")
+        XCTAssertEqual(payload(a, "altbeacond/pi/health"), "{\"health\":\"on-air\",\"exit\":0,\"reason\":\"advertising\",\"status\":{\"health\":\"on-air\"}}")
+        for t in legacyTopics { XCTAssertEqual(payload(a, t), "", "the IDs before the escaping are cleared") }
         for case .publish(let m) in a { XCTAssertTrue(m.retain, m.topic) }
         XCTAssertEqual(a[1], .subscribe(try MQTTSubscribe(packetID: 1, subscriptions: [MQTTSubscription("homeassistant/status")])))
         XCTAssertEqual(a.last, .scheduleRefresh(afterMs: 30_000))
     }
 
-    func testRefreshSendsOnlyWhatChanged() {
+    func testWithoutABeaconDaemonItsHealthEntityIsLeftOutUntilTheFileAppears() {
+        var p = publisher()
+        let a = p.connected(status(tracker()), health: nil, nowMs: 0)
+        let healthConfig = observerTopics(health: false).last!
+        XCTAssertEqual(payload(a, healthConfig), "", "no entity: an empty retained config removes it")
+        XCTAssertEqual(payload(a, "altbeacond/pi/health"), "")
+        let later = p.changed(status(tracker()), health: onAir)
+        XCTAssertTrue(payload(later, healthConfig)?.contains("Beacon health") ?? false, "announced once the file is there")
+        XCTAssertTrue(payload(later, "altbeacond/pi/health")?.hasPrefix("{\"health\":\"on-air\"") ?? false)
+        // The daemon stopped (it removes its file): said, not left as it was.
+        let gone = p.changed(status(tracker()), health: nil)
+        XCTAssertTrue(payload(gone, "altbeacond/pi/health")?.hasPrefix("{\"health\":\"unknown\"") ?? false)
+        XCTAssertNil(payload(gone, healthConfig), "the entity stays")
+    }
+
+    func testChangesGoAtOnceAndEveryStateAtEachRefreshChangedOrNot() {
         var p = publisher()
         var t = tracker()
-        _ = p.connected(t, health: nil)
-        XCTAssertEqual(p.refresh(t, health: nil), [.scheduleRefresh(afterMs: 30_000)], "nothing changed")
+        _ = p.connected(status(t), health: nil, nowMs: 0)
+        XCTAssertEqual(p.changed(status(t), health: nil), [], "nothing changed")
         _ = t.record(monitorSighting(FrameTests.altbeaconHex, atMs: 100), wallSeconds: 1_764_000_000)
-        let a = p.refresh(t, health: "h")
-        XCTAssertEqual(topics(a), ["altbeacond/pi/beacons/lobby", "altbeacond/pi/health"])
+        let a = p.changed(status(t), health: nil)
+        XCTAssertEqual(topics(a), ["altbeacond/pi/beacons/lobby", "altbeacond/pi/observer"])
         XCTAssertTrue(payload(a, "altbeacond/pi/beacons/lobby")?.contains("\"heard\":true") ?? false)
-        XCTAssertEqual(topics(p.refresh(t, health: "h")), [])
+        XCTAssertFalse(a.contains { if case .scheduleRefresh = $0 { true } else { false } }, "a change never delays the refresh")
+        XCTAssertEqual(topics(p.changed(status(t), health: nil)), [])
+        let r = p.refresh(status(t), health: nil, nowMs: 30_000)
+        XCTAssertEqual(topics(r), ["altbeacond/pi/beacons/lobby", "altbeacond/pi/observer"],
+                       "unchanged, yet said again: HA's expire_after counts from the last message (no health file: its topic was cleared once)")
+        XCTAssertEqual(topics(p.refresh(status(t), health: onAir, nowMs: 60_000)).suffix(3), states)
+        XCTAssertEqual(r.last, .scheduleRefresh(afterMs: 30_000))
+    }
+
+    func testTheObserverTopicSaysTheAdapterAndTheAdvertRate() throws {
+        var p = publisher()
+        var t = tracker()
+        _ = p.connected(status(t), health: nil, nowMs: 0)
+        for _ in 0..<150 { t.countAdvert() }
+        let r = p.refresh(status(t), health: nil, nowMs: 30_000)
+        let v = try XCTUnwrap(JSONValue.parse(Array((payload(r, "altbeacond/pi/observer") ?? "").utf8)))
+        XCTAssertEqual(v["adverts_per_s"], .number("5"))
+        XCTAssertEqual(v["adverts"]?.integer, 150)
+        XCTAssertEqual(v["scanning"], .bool(true))
+        XCTAssertEqual(v["scan_problem"], .null)
+        let down = p.changed(status(t, scanning: false), health: nil)
+        let d = try XCTUnwrap(JSONValue.parse(Array((payload(down, "altbeacond/pi/observer") ?? "").utf8)))
+        XCTAssertEqual(d["scan_problem"]?.string, "hci1 went down")
     }
 
     func testANewSessionSaysItAllAgain() {
         var p = publisher()
-        _ = p.connected(tracker(), health: nil)
-        XCTAssertEqual(topics(p.connected(tracker(), health: nil)).count, 2 + discoveryTopics.count)
+        _ = p.connected(status(tracker()), health: nil, nowMs: 0)
+        XCTAssertEqual(topics(p.connected(status(tracker()), health: nil, nowMs: 1)).count,
+                       1 + legacyTopics.count + observerTopics(health: false).count + discoveryTopics.count + states.count)
     }
 
     func testBirthMessageForcesDiscoveryAndTopics() throws {
         var p = publisher()
-        _ = p.connected(tracker(), health: nil)
+        _ = p.connected(status(tracker()), health: nil, nowMs: 0)
         XCTAssertTrue(p.isBirth(try MQTTPublish(topic: "homeassistant/status", payload: Array("online".utf8))))
         XCTAssertFalse(p.isBirth(try MQTTPublish(topic: "homeassistant/status", payload: Array("offline".utf8))))
         XCTAssertFalse(p.isBirth(try MQTTPublish(topic: "other/status", payload: Array("online".utf8))))
-        XCTAssertEqual(topics(p.birth(tracker(), health: nil)), discoveryTopics + ["altbeacond/pi/beacons/lobby"])
+        XCTAssertEqual(topics(p.birth(status(tracker()), health: nil)), observerTopics(health: false) + discoveryTopics + states.dropLast())
     }
 
     func testStoppingSaysOfflineEvenIfSaidBefore() {
@@ -64,9 +110,9 @@ final class MonitorPublisherTests: XCTestCase {
     }
 
     func testATopicTheCodecRefusesIsReportedNotSent() {
-        var p = MonitorPublisher(node: "pi", discoveryPrefix: "homeassistant", expectations: [lobby.with(name: "a+b")], silentAfterS: 30)
+        var p = MonitorPublisher(node: "pi", discoveryPrefix: "homeassistant", expectations: [lobby.with(name: "a+b")])
         let t = BeaconTracker(expectations: [lobby.with(name: "a+b")], silentAfterMs: 30_000, startMs: 0)
-        XCTAssertTrue(p.refresh(t, health: nil).contains(.cannotPublish(topic: "altbeacond/pi/beacons/a+b")))
+        XCTAssertTrue(p.refresh(status(t), health: nil, nowMs: 0).contains(.cannotPublish(topic: "altbeacond/pi/beacons/a+b")))
     }
 }
 

@@ -1,9 +1,10 @@
-// Home Assistant MQTT discovery (SPEC §10): per entity, `<prefix>/<component>/<id>/<object>/config`,
-// retained, each payload naming the same device so HA groups the entities of one expected beacon.
+// Home Assistant MQTT discovery (SPEC §10, §12): per entity, `<prefix>/<component>/<id>/<object>/config`,
+// retained. The observer (this monitor) is a device of its own, and each expected beacon a device
+// whose `via_device` names it, so the link resolves.
 
 extension MonitorExport {
-    /// What goes on air as published: the retained JSON of the beacon topic carries every value,
-    /// each entity picks its own with a template.
+    /// One entity, as published: the retained JSON of its state topic carries every value, each
+    /// entity picks its own with a template.
     struct Entity {
         var component: String
         var object: String
@@ -11,23 +12,54 @@ extension MonitorExport {
         var members: [(String, String)]   // key, JSON value
     }
 
-    /// `altbeacond_<node>_<name>`, with every byte outside `A-Z a-z 0-9 _ -` as `_`: HA's
-    /// discovery topics allow no other in the node ID (a node name may hold `.`).
-    public static func discoveryID(node: String, name: String) -> String { idSafe("altbeacond_\(node)_\(name)") }
+    /// `expire_after` of the entities whose state topic the monitor republishes every
+    /// `MonitorPublisher.refreshMs` (changed or not): four periods, so a late or lost refresh
+    /// costs nothing, while a monitor that stalls without its will firing (a keep-alive of up to
+    /// an hour) still turns them `unavailable` within 2 minutes. Silence is said by the payload
+    /// (`heard: false`), never by expiry.
+    public static var expireAfterS: Int { Int(MonitorPublisher.refreshMs / 1000) * 4 }
 
-    /// `altbeacond_<node>`: the observer, as `via_device` names it.
-    public static func discoveryID(node: String) -> String { idSafe("altbeacond_\(node)") }
+    /// `altbeacond__<node>__<name>`: each part escaped (`idPart`), the parts joined by `__`,
+    /// which no escaped part holds (its `_` is always followed by two hex digits). Injective:
+    /// node `hall_pi` + beacon `lobby` and node `hall` + beacon `pi_lobby` get different IDs.
+    public static func discoveryID(node: String, name: String) -> String { "altbeacond__\(idPart(node))__\(idPart(name))" }
 
-    private static func idSafe(_ s: String) -> String {
-        String(decoding: s.utf8.map { isBareKeyByte($0) ? $0 : UInt8(ascii: "_") }, as: UTF8.self)
+    /// `altbeacond__<node>`: the observer, as `via_device` names it.
+    public static func discoveryID(node: String) -> String { "altbeacond__\(idPart(node))" }
+
+    /// `A-Z a-z 0-9 -` kept, any other byte (`_`, `.`, UTF-8) as `_` and two lowercase hex digits:
+    /// HA's discovery topics allow only `A-Z a-z 0-9 _ -` in the node ID.
+    static func idPart(_ s: String) -> String {
+        var out = ""
+        for b in s.utf8 {
+            if isBareKeyByte(b) && b != UInt8(ascii: "_") { out.unicodeScalars.append(Unicode.Scalar(b)) } else { out += "_" + hexString(CollectionOfOne(b)) }
+        }
+        return out
     }
 
-    /// The (topic, retained JSON payload) pairs announcing one expected beacon to Home
-    /// Assistant: a device per beacon, and its entities: connectivity (binary_sensor, ON while
-    /// heard, expiring after twice `silentAfterS` without an update), RSSI, and the TLM
-    /// temperature, battery voltage and uptime (unknown until a TLM frame is heard). Every entity
-    /// is unavailable while `statusTopic` says "offline" (the monitor's will).
-    public static func discovery(_ e: Expectation, node: String, prefix: String, silentAfterS: Int) -> [(topic: String, payload: String)] {
+    /// The IDs before the escaping (`altbeacond_<node>_<name>`, every byte outside
+    /// `A-Z a-z 0-9 _ -` as `_`), whose retained discovery the monitor clears.
+    static func legacyDiscoveryID(node: String, name: String) -> String {
+        String(decoding: "altbeacond_\(node)_\(name)".utf8.map { isBareKeyByte($0) ? $0 : UInt8(ascii: "_") }, as: UTF8.self)
+    }
+
+    static let beaconObjects = [("binary_sensor", "connectivity"), ("sensor", "rssi"), ("sensor", "temperature"),
+                                ("sensor", "battery"), ("sensor", "uptime")]
+
+    /// The retained discovery topics of one beacon under the ID before the escaping: the
+    /// monitor publishes an empty retained payload to each, which deletes the entity in HA and
+    /// the message on the broker.
+    public static func legacyDiscoveryTopics(_ e: Expectation, node: String, prefix: String) -> [String] {
+        let id = legacyDiscoveryID(node: node, name: e.name)
+        return beaconObjects.map { "\(prefix)/\($0.0)/\(id)/\($0.1)/config" }
+    }
+
+    /// The (topic, retained JSON payload) pairs announcing one expected beacon: a device per
+    /// beacon, via the observer's, and its entities: connectivity (binary_sensor, ON while
+    /// heard, OFF while silent), RSSI, and the TLM temperature, battery voltage and uptime
+    /// (unknown until a TLM frame is heard). Every entity is unavailable while `statusTopic`
+    /// says "offline" (the monitor's will) or after `expireAfterS` without a refresh.
+    public static func discovery(_ e: Expectation, node: String, prefix: String) -> [(topic: String, payload: String)] {
         let id = discoveryID(node: node, name: e.name)
         let state = jsonString(beaconTopic(node: node, name: e.name))
         let device = "{\"identifiers\":[\(jsonString(id))],\"name\":\(jsonString(e.name)),"
@@ -39,7 +71,6 @@ extension MonitorExport {
                 ("device_class", "\"connectivity\""),
                 ("value_template", jsonString("{{ 'ON' if value_json.heard else 'OFF' }}")),
                 ("payload_on", "\"ON\""), ("payload_off", "\"OFF\""),
-                ("expire_after", "\(max(1, silentAfterS) * 2)"),
                 ("json_attributes_topic", state),
             ]),
             Entity(component: "sensor", object: "rssi", name: "RSSI", members: [
@@ -59,21 +90,63 @@ extension MonitorExport {
                 ("value_template", tlm("uptime_s")), ("entity_category", "\"diagnostic\""),
             ]),
         ]
-        return entities.map { ent in
-            var m: [(String, String)] = [
-                ("name", jsonString(ent.name)),
-                ("unique_id", jsonString("\(id)_\(ent.object)")),
-                ("state_topic", state),
-            ]
-            m += ent.members
+        return entities.map { config($0, id: id, node: node, prefix: prefix, state: state, device: device) }
+    }
+
+    /// The observer's device and entities: "Monitor" (connectivity, read from the status topic
+    /// itself, so it is OFF, not unavailable, after the will), adverts per second and the
+    /// adapter's state (the observer topic), and, with `health`, the local beacon daemon's
+    /// health (the health topic). `health` false: the pair for that entity has an empty payload,
+    /// which removes it from HA (no beacon daemon on this machine).
+    public static func observerDiscovery(node: String, prefix: String, health: Bool) -> [(topic: String, payload: String)] {
+        let id = discoveryID(node: node)
+        let observer = jsonString(observerTopic(node: node))
+        let device = "{\"identifiers\":[\(jsonString(id))],\"name\":\(jsonString(node)),"
+            + "\"model\":\"altbeacond monitor (observer)\",\"manufacturer\":\"altbeacond\"}"
+        var out = [
+            config(Entity(component: "binary_sensor", object: "monitor", name: "Monitor", members: [
+                ("device_class", "\"connectivity\""), ("payload_on", "\"online\""), ("payload_off", "\"offline\""),
+                ("entity_category", "\"diagnostic\""),
+            ]), id: id, node: node, prefix: prefix, state: jsonString(statusTopic(node: node)), device: device, availability: false),
+            config(Entity(component: "sensor", object: "adverts", name: "Adverts per second", members: [
+                ("unit_of_measurement", "\"adverts/s\""), ("state_class", "\"measurement\""),
+                ("value_template", jsonString("{{ value_json.adverts_per_s }}")), ("entity_category", "\"diagnostic\""),
+            ]), id: id, node: node, prefix: prefix, state: observer, device: device),
+            config(Entity(component: "sensor", object: "adapter", name: "Adapter", members: [
+                ("value_template", jsonString("{{ 'scanning' if value_json.scanning else (value_json.scan_problem or 'not scanning') }}")),
+                ("json_attributes_topic", observer), ("entity_category", "\"diagnostic\""),
+            ]), id: id, node: node, prefix: prefix, state: observer, device: device),
+        ]
+        let beacon = config(Entity(component: "sensor", object: "beacon_health", name: "Beacon health", members: [
+            ("device_class", "\"enum\""), ("options", "[\"on-air\",\"degraded\",\"off-air\",\"unknown\"]"),
+            ("value_template", jsonString("{{ value_json.health }}")),
+            ("json_attributes_topic", jsonString(healthTopic(node: node))),
+            ("json_attributes_template", jsonString("{{ {'reason': value_json.reason} | tojson }}")),
+        ]), id: id, node: node, prefix: prefix, state: jsonString(healthTopic(node: node)), device: device)
+        out.append(health ? beacon : (topic: beacon.topic, payload: ""))
+        return out
+    }
+
+    /// One entity's discovery message. `availability`: the status topic says whether the values
+    /// are current (not for the entity that shows the status itself), and `expireAfterS` bounds
+    /// how old they may be.
+    private static func config(_ ent: Entity, id: String, node: String, prefix: String, state: String, device: String,
+                               availability: Bool = true) -> (topic: String, payload: String) {
+        var m: [(String, String)] = [
+            ("name", jsonString(ent.name)),
+            ("unique_id", jsonString("\(id)__\(ent.object)")),
+            ("state_topic", state),
+        ]
+        m += ent.members
+        if availability {
             m += [
+                ("expire_after", "\(expireAfterS)"),
                 ("availability_topic", jsonString(statusTopic(node: node))),
                 ("payload_available", "\"online\""), ("payload_not_available", "\"offline\""),
-                ("device", device),
-                ("origin", "{\"name\":\"altbeacond\"}"),
             ]
-            let payload = "{" + m.map { jsonString($0.0) + ":" + $0.1 }.joined(separator: ",") + "}"
-            return (topic: "\(prefix)/\(ent.component)/\(id)/\(ent.object)/config", payload: payload)
         }
+        m += [("device", device), ("origin", "{\"name\":\"altbeacond\"}")]
+        let payload = "{" + m.map { jsonString($0.0) + ":" + $0.1 }.joined(separator: ",") + "}"
+        return (topic: "\(prefix)/\(ent.component)/\(id)/\(ent.object)/config", payload: payload)
     }
 }

@@ -7,6 +7,7 @@ public enum MonitorExport {
     public static func statusTopic(node: String) -> String { "altbeacond/\(node)/status" }
     public static func healthTopic(node: String) -> String { "altbeacond/\(node)/health" }
     public static func beaconTopic(node: String, name: String) -> String { "altbeacond/\(node)/beacons/\(name)" }
+    public static func observerTopic(node: String) -> String { "altbeacond/\(node)/observer" }
 
     // MARK: Prometheus text format (exposition format 0.0.4)
 
@@ -84,6 +85,16 @@ public enum MonitorExport {
             m.append("\"tlm\":null")
         }
         return "{" + m.joined(separator: ",") + "}"
+    }
+
+    /// The retained JSON of `observerTopic`: `adapter`, `scanning`, `scan_problem` (why not,
+    /// or null), `adverts` (every advert heard since the start), `adverts_per_s` (over the last
+    /// refresh period; null before the first), `beacons_heard`, `beacons_expected`.
+    public static func observerJSON(_ s: MonitorStatus, advertsPerS: Double?) -> String {
+        "{\"adapter\":\(jsonString(s.adapter)),\"scanning\":\(s.scanning),"
+            + "\"scan_problem\":\(s.scanning ? "null" : s.scanProblem.map(jsonString) ?? "null"),"
+            + "\"adverts\":\(s.tracker.advertsTotal),\"adverts_per_s\":\(advertsPerS.map { decimal($0, places: 1) } ?? "null"),"
+            + "\"beacons_heard\":\(s.tracker.states.filter(\.heard).count),\"beacons_expected\":\(s.tracker.states.count)}"
     }
 
     // MARK: monitor --once

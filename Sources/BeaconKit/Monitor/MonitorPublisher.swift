@@ -1,16 +1,18 @@
-/// When the monitor publishes what over MQTT (SPEC §10): `altbeacond/<node>/status` (retained
-/// `online`; the will says `offline`), each beacon's retained JSON on every heard/silent change
-/// and, while it changes, at most every `refreshMs`, the local beacon daemon's health, and Home
-/// Assistant discovery, sent again when `<prefix>/status` says `online` (its birth message: it
-/// lost what it knew). Only what changed goes, except after a birth message. Pure: the caller
-/// reads the health file and sends what this returns, only while the session is connected.
+/// When the monitor publishes what over MQTT (SPEC §10, §12): `altbeacond/<node>/status`
+/// (retained `online`; the will says `offline`), and, retained: each beacon's JSON, the
+/// observer's (adapter, adverts per second), the local beacon daemon's health, and Home Assistant
+/// discovery, sent again when `<prefix>/status` says `online` (its birth message: it lost what it
+/// knew). A beacon's heard/silent change goes at once; every `refreshMs` each state topic goes
+/// again, changed or not, so that HA's `expire_after` (`MonitorExport.expireAfterS`) only fires
+/// when the monitor stalled, never because a beacon stayed silent. Pure: the caller reads the
+/// health file and sends what this returns, only while the session is connected.
 public struct MonitorPublisher: Sendable {
     public static let refreshMs: Int64 = 30_000
 
     public enum Action: Sendable {
         case publish(MQTTPublish)
         case subscribe(MQTTSubscribe)
-        /// The next refresh of the beacons' topics.
+        /// The next periodic refresh (`refresh`).
         case scheduleRefresh(afterMs: Int64)
         /// A topic the codec refuses (said in the log; nothing sent).
         case cannotPublish(topic: String)
@@ -19,25 +21,36 @@ public struct MonitorPublisher: Sendable {
     public let node: String
     public let discoveryPrefix: String
     public let expectations: [Expectation]
-    public let silentAfterS: Int
-    /// What each retained topic last got in this session, so only changes are sent.
+    /// What each retained topic last got in this session, so that changes alone go between refreshes.
     private var published: [String: String] = [:]
+    /// The adverts counted at the last refresh, for the rate.
+    private var lastCount: (atMs: Int64, total: UInt64)?
+    private var advertsPerS: Double?
+    /// The local beacon's health entity is announced: once its status file was read.
+    private var healthAnnounced = false
 
-    public init(node: String, discoveryPrefix: String, expectations: [Expectation], silentAfterS: Int) {
-        self.node = node; self.discoveryPrefix = discoveryPrefix; self.expectations = expectations; self.silentAfterS = silentAfterS
+    public init(node: String, discoveryPrefix: String, expectations: [Expectation]) {
+        self.node = node; self.discoveryPrefix = discoveryPrefix; self.expectations = expectations
     }
 
     public var statusTopic: String { MonitorExport.statusTopic(node: node) }
     /// Home Assistant's birth and last-will topic.
     public var birthTopic: String { discoveryPrefix + "/status" }
 
-    /// A new session: whatever the broker kept, said again; the birth topic subscribed.
-    public mutating func connected(_ tracker: BeaconTracker, health: String?) -> [Action] {
+    /// A new session: whatever the broker kept, said again; the birth topic subscribed; the
+    /// discovery of the IDs before the escaping cleared. `health`: the local beacon daemon's
+    /// status file judged (`HealthCheck`), nil when there is none.
+    public mutating func connected(_ status: MonitorStatus, health: HealthCheck.Result?, nowMs: Int64) -> [Action] {
         published = [:]
         var out = publish(statusTopic, "online")
         if let s = try? MQTTSubscribe(packetID: 1, subscriptions: [MQTTSubscription(birthTopic)]) { out.append(.subscribe(s)) }
+        for e in expectations {
+            for t in MonitorExport.legacyDiscoveryTopics(e, node: node, prefix: discoveryPrefix) { out += publish(t, "") }
+        }
+        healthAnnounced = healthAnnounced || health != nil
         out += discovery(force: false)
-        return out + beacons(tracker, health: health, force: false)
+        count(status, nowMs: nowMs)
+        return out + states(status, health: health, force: true) + [.scheduleRefresh(afterMs: Self.refreshMs)]
     }
 
     /// Whether `message` is Home Assistant's birth message.
@@ -45,37 +58,73 @@ public struct MonitorPublisher: Sendable {
         message.topic == birthTopic && message.payload == Array("online".utf8)
     }
 
-    /// Home Assistant came (back) online: discovery and every topic again, changed or not.
-    public mutating func birth(_ tracker: BeaconTracker, health: String?) -> [Action] {
-        discovery(force: true) + beacons(tracker, health: health, force: true)
+    /// Home Assistant came (back) online: discovery and every topic again.
+    public mutating func birth(_ status: MonitorStatus, health: HealthCheck.Result?) -> [Action] {
+        healthAnnounced = healthAnnounced || health != nil
+        return discovery(force: true) + states(status, health: health, force: true)
     }
 
-    /// A heard/silent change, or the refresh: the topics that changed.
-    public mutating func refresh(_ tracker: BeaconTracker, health: String?) -> [Action] {
-        beacons(tracker, health: health, force: false)
+    /// A beacon's heard/silent change, or the scan's: the topics that changed (the health entity
+    /// announced when the status file first appears).
+    public mutating func changed(_ status: MonitorStatus, health: HealthCheck.Result?) -> [Action] {
+        var out: [Action] = []
+        if health != nil && !healthAnnounced {
+            healthAnnounced = true
+            out += discovery(force: false)
+        }
+        return out + states(status, health: health, force: false)
+    }
+
+    /// The periodic refresh: every state topic, changed or not, and the next refresh.
+    public mutating func refresh(_ status: MonitorStatus, health: HealthCheck.Result?, nowMs: Int64) -> [Action] {
+        count(status, nowMs: nowMs)
+        var out: [Action] = []
+        if health != nil && !healthAnnounced {
+            healthAnnounced = true
+            out += discovery(force: false)
+        }
+        return out + states(status, health: health, force: true) + [.scheduleRefresh(afterMs: Self.refreshMs)]
     }
 
     /// Stopping: `offline` said ourselves (a clean DISCONNECT does not fire the will).
     public mutating func stopping() -> [Action] { publish(statusTopic, "offline", force: true) }
 
+    private mutating func count(_ status: MonitorStatus, nowMs: Int64) {
+        let total = status.tracker.advertsTotal
+        if let last = lastCount, nowMs > last.atMs, total >= last.total {
+            advertsPerS = Double(total - last.total) * 1000 / Double(nowMs - last.atMs)
+        }
+        lastCount = (nowMs, total)
+    }
+
+    /// The observer first, so that the beacons' `via_device` names a device HA already has.
     private mutating func discovery(force: Bool) -> [Action] {
         var out: [Action] = []
+        for d in MonitorExport.observerDiscovery(node: node, prefix: discoveryPrefix, health: healthAnnounced) {
+            out += publish(d.topic, d.payload, force: force)
+        }
         for e in expectations {
-            for d in MonitorExport.discovery(e, node: node, prefix: discoveryPrefix, silentAfterS: silentAfterS) {
-                out += publish(d.topic, d.payload, force: force)
-            }
+            for d in MonitorExport.discovery(e, node: node, prefix: discoveryPrefix) { out += publish(d.topic, d.payload, force: force) }
         }
         return out
     }
 
-    /// Every beacon's topic and the health topic, then the next refresh.
-    private mutating func beacons(_ tracker: BeaconTracker, health: String?, force: Bool) -> [Action] {
+    /// Every beacon's topic, the observer's and the health topic. The health file gone after it
+    /// was read: the beacon daemon stopped (it removes the file), said as `unknown`.
+    private mutating func states(_ status: MonitorStatus, health: HealthCheck.Result?, force: Bool) -> [Action] {
         var out: [Action] = []
-        for (s, e) in zip(tracker.states, expectations) {
+        for (s, e) in zip(status.tracker.states, expectations) {
             out += publish(MonitorExport.beaconTopic(node: node, name: s.name), MonitorExport.beaconJSON(s, expectation: e), force: force)
         }
-        if let health { out += publish(MonitorExport.healthTopic(node: node), health, force: force) }
-        return out + [.scheduleRefresh(afterMs: Self.refreshMs)]
+        out += publish(MonitorExport.observerTopic(node: node), MonitorExport.observerJSON(status, advertsPerS: advertsPerS), force: force)
+        let gone = HealthCheck.Result(verdict: .unknown, reason: "no status file: the beacon daemon is not running", status: nil)
+        if let h = health ?? (healthAnnounced ? gone : nil) {
+            out += publish(MonitorExport.healthTopic(node: node), String(h.json.dropLast()), force: force)
+        } else {
+            // No beacon daemon here: nothing retained from one that ran before.
+            out += publish(MonitorExport.healthTopic(node: node), "")
+        }
+        return out
     }
 
     private mutating func publish(_ topic: String, _ payload: String, force: Bool = false) -> [Action] {

@@ -33,8 +33,7 @@ public final class MonitorMQTTOutput: MonitorOutput, MQTTConnectionDelegate {
 
     public init(settings: MQTTSettings, node: String, config: MonitorConfig, healthPath: String, loop: EventLoop, log: Logger) {
         self.settings = settings; self.node = node; self.healthPath = healthPath; self.loop = loop; self.log = log
-        publisher = MonitorPublisher(node: node, discoveryPrefix: settings.discoveryPrefix, expectations: config.expectations,
-                                     silentAfterS: config.silentAfterS)
+        publisher = MonitorPublisher(node: node, discoveryPrefix: settings.discoveryPrefix, expectations: config.expectations)
         adapter = config.adapter
         let machine = machineIdentity()
         identitySource = machine.from
@@ -60,10 +59,11 @@ public final class MonitorMQTTOutput: MonitorOutput, MQTTConnectionDelegate {
         connect()
     }
 
-    /// A heard/silent change (or a reboot): the beacons' topics at once; sightings without a
-    /// change are picked up by the next refresh.
+    /// A heard/silent change (or a reboot), or the scan's: the changed topics at once; sightings
+    /// without a change are picked up by the next refresh.
     public func show(_ status: MonitorStatus, changes: [TrackerEvent]) {
-        if !changes.isEmpty { refresh() }
+        guard connection.state == .connected else { return }
+        perform(publisher.changed(status, health: health()))
     }
 
     /// `offline` said ourselves (a clean DISCONNECT does not fire the will), then DISCONNECT.
@@ -87,16 +87,16 @@ public final class MonitorMQTTOutput: MonitorOutput, MQTTConnectionDelegate {
             log.info("MQTT: connected to \(broker)\(retry.succeeded() == nil ? "" : " again")")
             connectedAtMs = loop.now
             saidDrops = false
-            if let tracker = source?.status.tracker { perform(publisher.connected(tracker, health: health())) }
+            if let status = source?.status { perform(publisher.connected(status, health: health(), nowMs: loop.now)) }
             // Packet identifier 1 is the publisher's subscription.
             perform(clash.connected(packetID: 2))
         case .received(let p) where p.topic == clash.topic:
             perform(clash.received(p))
         case .received(let p):
             // Home Assistant's birth message: it lost what it knew, discovery goes again.
-            guard publisher.isBirth(p), let tracker = source?.status.tracker else { return }
+            guard publisher.isBirth(p), let status = source?.status else { return }
             log.info("MQTT: Home Assistant is online; sending discovery again")
-            perform(publisher.birth(tracker, health: health()))
+            perform(publisher.birth(status, health: health()))
         case .closed(let why):
             if let at = connectedAtMs { perform(clash.sessionEnded(connectedForMs: loop.now - at)) }
             connectedAtMs = nil
@@ -113,11 +113,9 @@ public final class MonitorMQTTOutput: MonitorOutput, MQTTConnectionDelegate {
         }
         var password: [UInt8]?
         if let file = settings.passwordFile {
-            do throws(Errno) {
-                let bytes = try readFile(file, limit: 4096)
-                password = Array(bytes.prefix { $0 != 0x0a && $0 != 0x0d })
-            } catch {
-                return lost("cannot read the MQTT password file \(file) (\(error))")
+            switch readPasswordFile(file) {
+            case .success(let p): password = p
+            case .failure(let why): return lost(why.text)
             }
         }
         let packet: MQTTConnect
@@ -141,15 +139,16 @@ public final class MonitorMQTTOutput: MonitorOutput, MQTTConnectionDelegate {
     }
 
     private func refresh() {
-        guard connection.state == .connected, let tracker = source?.status.tracker else { return }
-        perform(publisher.refresh(tracker, health: health()))
+        guard connection.state == .connected, let status = source?.status else { return }
+        perform(publisher.refresh(status, health: health(), nowMs: loop.now))
     }
 
-    private func health() -> String? {
+    /// The local beacon daemon's status file judged as `altbeacond health` does; nil without one.
+    private func health() -> HealthCheck.Result? {
         guard let bytes = try? readFile(healthPath, limit: 1 << 16) else { return nil }
-        var text = Substring(String(decoding: bytes, as: UTF8.self))
-        while let l = text.last, l == "\n" || l == "\r\n" { text = text.dropLast() }
-        return String(text)
+        return HealthCheck.evaluate(path: healthPath, file: bytes, now: wallClockSeconds()) { pid in
+            kill(pid, 0) == 0 || errno == EPERM
+        }
     }
 
     private func perform(_ actions: [MonitorPublisher.Action]) {
@@ -177,4 +176,26 @@ public final class MonitorMQTTOutput: MonitorOutput, MQTTConnectionDelegate {
             }
         }
     }
+}
+
+public struct PasswordFileError: Error {
+    public var text: String
+    /// Refused for its owner or mode (not merely unreadable now).
+    public var refused = false
+}
+
+/// `[mqtt] password_file`'s first line, once its owner and mode passed `MonitorPasswordFile`
+/// (judged on the open descriptor, so what is judged is what is read).
+public func readPasswordFile(_ path: String) -> Result<[UInt8], PasswordFileError> {
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { return .failure(PasswordFileError(text: "cannot read the MQTT password file \(path) (\(Errno.current))")) }
+    defer { close(fd) }
+    var st = stat()
+    guard fstat(fd, &st) == 0 else { return .failure(PasswordFileError(text: "cannot read the MQTT password file \(path) (\(Errno.current))")) }
+    let facts = MonitorPasswordFile.Facts(mode: UInt32(st.st_mode), owner: st.st_uid, group: st.st_gid, uid: geteuid(), gid: getegid())
+    if let why = MonitorPasswordFile.problem(path: path, facts) { return .failure(PasswordFileError(text: why, refused: true)) }
+    var bytes = [UInt8](repeating: 0, count: 4096)
+    let n = read(fd, &bytes, bytes.count)
+    guard n >= 0 else { return .failure(PasswordFileError(text: "cannot read the MQTT password file \(path) (\(Errno.current))")) }
+    return .success(Array(bytes[0..<n].prefix { $0 != 0x0a && $0 != 0x0d }))
 }

@@ -11,6 +11,7 @@ mosquitto_passwd -b /tmp/mosquitto.passwd mon s3cret || tb_fail "mosquitto_passw
 start_broker() { mosquitto -c /tmp/mosquitto.conf >>/tmp/mosquitto.log 2>&1 & BROKER=$!; _tb_sleep 0.5; }
 start_broker
 printf 'wrong\n' >/tmp/mqtt-password
+chmod 0600 /tmp/mqtt-password
 # A full disk: the text file on a tmpfs of 16 KiB, filled up.
 mkdir -p /tmp/tf && mount -t tmpfs -o size=16k tmpfs /tmp/tf
 head -c 16384 /dev/zero >/tmp/tf/filler 2>/dev/null

@@ -1,9 +1,12 @@
 # timeout: 300
 # SPEC §10, the observer: `altbeacond monitor` on hci1 expecting two beacons, A (altbeacond on
 # hci0) and B (a second altbeacond on hci2), with Debian's mosquitto broker (user and password)
-# and the Prometheus text file. B stopped: silent after silent_after_s in the log, the metrics
-# and MQTT; B started again: heard. Home Assistant discovery retained and sent again after a birth
-# message; the will (offline) after kill -9. node_exporter serves the beacon's and the monitor's
+# and the Prometheus text file. A password file every user can read: refused at start (exit 78).
+# B stopped: silent after silent_after_s in the log, the metrics and MQTT, and its unchanged state
+# said again by the 30 s refresh (HA's expire_after never fires while the monitor is up); B
+# started again: heard. Home Assistant discovery (the observer a device of its own, each beacon's
+# via_device naming it, the IDs before the escaping cleared) retained and sent again after a
+# birth message; the will (offline) after kill -9. node_exporter serves the beacon's and the monitor's
 # text files side by side; promtool finds nothing. Then `monitor --once` on hci0, the beacon A's
 # own controller: it hears B (exit 0) while A stays on air with no re-arm, and exits 2 for a
 # beacon that is not there.
@@ -21,12 +24,15 @@ printf 'listener 1883 127.0.0.1\nallow_anonymous false\npassword_file /tmp/mosqu
 : >/tmp/mosquitto.passwd
 mosquitto_passwd -b /tmp/mosquitto.passwd mon s3cret || tb_fail "mosquitto_passwd"
 printf 's3cret\n' >/tmp/mqtt-password
+chmod 0644 /tmp/mqtt-password
 mosquitto -c /tmp/mosquitto.conf >/tmp/mosquitto.log 2>&1 &
 for ((i = 0; i < 50; i++)); do mosquitto_sub -u mon -P s3cret -t x -W 1 -C 1 >/dev/null 2>&1; [ $? != 27 ] || break; _tb_sleep 0.1; done
 sub() { mosquitto_sub -u mon -P s3cret "$@"; }
 # retained TOPIC: the retained message on TOPIC (waits 3 s at most)
 retained() { sub -t "$1" -C 1 -W 3 2>/dev/null; }
 mosquitto_sub -u mon -P s3cret -v -t 'altbeacond/#' -t 'homeassistant/#' >/tmp/mqtt.log 2>&1 &
+# discovery under the ID before the escaping, as an older monitor left it: cleared at connect
+mosquitto_pub -u mon -P s3cret -r -t homeassistant/binary_sensor/altbeacond_testnode_b/connectivity/config -m '{"name":"old"}'
 
 # Beacon A on hci0 (with its own text file), beacon B on hci2 (its own runtime directory).
 tbd_config "[metrics]" "textfile = \"$TF/altbeacond.prom\""
@@ -60,6 +66,11 @@ username = "mon"
 password_file = "/tmp/mqtt-password"
 keepalive_s = 10
 TOML
+# A secret every user can read is refused at start, plainly (as ssh refuses such a key).
+"$ALTBEACOND_BIN" monitor --config /tmp/monitor.toml >/tmp/monitor.log 2>&1 </dev/null; rc=$?
+[ "$rc" = 78 ] && grep -q "the MQTT password file /tmp/mqtt-password is open to every user (mode 0644): refused (chmod o-rwx /tmp/mqtt-password)" /tmp/monitor.log \
+  || { cat /tmp/monitor.log; tb_fail "a world-readable password file: exit $rc"; }
+chmod 0600 /tmp/mqtt-password
 "$ALTBEACOND_BIN" monitor --config /tmp/monitor.toml >/tmp/monitor.log 2>&1 </dev/null &
 MON=$!
 mlog() { cat /tmp/monitor.log; }
@@ -74,9 +85,16 @@ wait_mlog "MQTT: connected to 127.0.0.1:1883" 1 10 || { mlog; cat /tmp/mosquitto
 j=$(retained altbeacond/testnode/beacons/b)
 python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["heard"] is True and d["adverts"] >= 1 and d["last_seen"] > 0 and "rssi" in d, d' "$j" \
   || tb_fail "beacon b's topic: $j"
-d=$(retained homeassistant/binary_sensor/altbeacond_testnode_b/connectivity/config)
-python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["device_class"]=="connectivity" and d["state_topic"]=="altbeacond/testnode/beacons/b" and d["availability_topic"]=="altbeacond/testnode/status" and d["expire_after"]>0, d' "$d" \
+d=$(retained homeassistant/binary_sensor/altbeacond__testnode__b/connectivity/config)
+python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["device_class"]=="connectivity" and d["state_topic"]=="altbeacond/testnode/beacons/b" and d["availability_topic"]=="altbeacond/testnode/status" and d["expire_after"]==120 and d["device"]["via_device"]=="altbeacond__testnode", d' "$d" \
   || tb_fail "discovery of b: $d"
+o=$(retained homeassistant/binary_sensor/altbeacond__testnode/monitor/config)
+python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["state_topic"]=="altbeacond/testnode/status" and d["device"]["identifiers"]==["altbeacond__testnode"], d' "$o" \
+  || tb_fail "the observer's discovery: $o"
+[ -z "$(retained homeassistant/binary_sensor/altbeacond_testnode_b/connectivity/config)" ] || tb_fail "the discovery under the old ID is still retained"
+j=$(retained altbeacond/testnode/observer)
+python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["adapter"]=="hci1" and d["scanning"] is True and d["beacons_expected"]==2, d' "$j" \
+  || tb_fail "observer topic: $j"
 h=$(retained altbeacond/testnode/health)
 python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["health"]=="on-air", d' "$h" || tb_fail "health topic: $h"
 tb_promtool <"$TF/altbeacond-monitor.prom" >/tmp/promtool.txt 2>&1 || { cat /tmp/promtool.txt "$TF/altbeacond-monitor.prom"; tb_fail "promtool: the monitor's text file"; }
@@ -92,6 +110,11 @@ grep -q '^altbeacond_beacon_heard{beacon="b"} 0$' "$TF/altbeacond-monitor.prom" 
 grep -q '^altbeacond_beacon_heard{beacon="a"} 1$' "$TF/altbeacond-monitor.prom" || { mlog; cat "$TF/altbeacond-monitor.prom"; tbd_dump; tb_fail "a not heard in the metrics while b is silent"; }
 j=$(retained altbeacond/testnode/beacons/b)
 python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["heard"] is False, d' "$j" || tb_fail "b's topic while silent: $j"
+# Unchanged while silent, yet said again within the 30 s refresh: HA's expire_after never fires.
+said() { grep -c "^altbeacond/testnode/beacons/b .*\"heard\":false" /tmp/mqtt.log; }
+n0=$(said)
+for ((i = 0; i < 400; i++)); do [ "$(said)" -gt "$n0" ] && break; _tb_sleep 0.1; done
+[ "$(said)" -gt "$n0" ] || tb_fail "b's unchanged state was not said again within 40 s"
 
 # B again: heard.
 start_b
@@ -101,11 +124,11 @@ case "$j" in *'"heard":true'*) ;; *) tb_fail "b's topic after it came back: $j" 
 [ "$(grep -c "beacon .* heard\|beacon .* silent" /tmp/monitor.log)" = 4 ] || { mlog; tb_fail "not one log line per change"; }
 
 # Home Assistant's birth message: discovery again.
-n0=$(grep -c '^homeassistant/binary_sensor/altbeacond_testnode_a/connectivity/config ' /tmp/mqtt.log)
+n0=$(grep -c '^homeassistant/binary_sensor/altbeacond__testnode__a/connectivity/config ' /tmp/mqtt.log)
 mosquitto_pub -u mon -P s3cret -t homeassistant/status -m online
 wait_mlog "Home Assistant is online" 1 5 || { mlog; tb_fail "the birth message was not noticed"; }
-for ((i = 0; i < 30; i++)); do [ "$(grep -c '^homeassistant/binary_sensor/altbeacond_testnode_a/connectivity/config ' /tmp/mqtt.log)" -gt "$n0" ] && break; _tb_sleep 0.1; done
-[ "$(grep -c '^homeassistant/binary_sensor/altbeacond_testnode_a/connectivity/config ' /tmp/mqtt.log)" -gt "$n0" ] || tb_fail "discovery not sent again"
+for ((i = 0; i < 30; i++)); do [ "$(grep -c '^homeassistant/binary_sensor/altbeacond__testnode__a/connectivity/config ' /tmp/mqtt.log)" -gt "$n0" ] && break; _tb_sleep 0.1; done
+[ "$(grep -c '^homeassistant/binary_sensor/altbeacond__testnode__a/connectivity/config ' /tmp/mqtt.log)" -gt "$n0" ] || tb_fail "discovery not sent again"
 
 # Both text files side by side, as node_exporter serves them.
 /usr/bin/prometheus-node-exporter --web.listen-address=127.0.0.1:9100 --collector.disable-defaults --collector.textfile \
@@ -134,4 +157,4 @@ printf '[monitor]\nadapter = "hci7"\n[expect.nobody]\ntype = "ibeacon"\nuuid = "
 [ "$rc" = 3 ] || { cat /tmp/noad.txt; tb_fail "monitor --once exited $rc without an adapter"; }
 kill "$B_PID" 2>/dev/null; wait "$B_PID" 2>/dev/null
 tbd_finish
-tb_pass "monitor on hci1: a and b heard, MQTT (user/password) retained status/beacons/health and HA discovery, b silent $silent_ms ms after it stopped (silent_after_s $SILENT) in log, metrics and MQTT, heard again; discovery re-sent on the birth message; will after kill -9; node_exporter served both text files (scrape error 0), promtool clean; --once beside beacon A on hci0: exit 0 (A not disturbed), 2 for a missing beacon, 3 without the adapter"
+tb_pass "monitor on hci1: a world-readable password file refused (exit 78); a and b heard, observer device and via_device, the old discovery ID cleared, MQTT (user/password) retained status/beacons/health and HA discovery, b silent $silent_ms ms after it stopped (silent_after_s $SILENT) in log, metrics and MQTT, its unchanged state said again by the refresh, heard again; discovery re-sent on the birth message; will after kill -9; node_exporter served both text files (scrape error 0), promtool clean; --once beside beacon A on hci0: exit 0 (A not disturbed), 2 for a missing beacon, 3 without the adapter"

@@ -1,0 +1,90 @@
+import XCTest
+@testable import BeaconKit
+
+final class MonitorDiscoveryTests: XCTestCase {
+    let lobby = Expectation(name: "lobby", frame: AltBeaconFrame(BeaconIdentity(uuid: studyGuideUUID, major: 1, minor: 2)))
+
+    func testIDsNeverCollide() {
+        XCTAssertNotEqual(MonitorExport.discoveryID(node: "hall_pi", name: "lobby"), MonitorExport.discoveryID(node: "hall", name: "pi_lobby"))
+        XCTAssertEqual(MonitorExport.discoveryID(node: "hall_pi", name: "lobby"), "altbeacond__hall_5fpi__lobby")
+        XCTAssertEqual(MonitorExport.discoveryID(node: "hall", name: "pi_lobby"), "altbeacond__hall__pi_5flobby")
+        XCTAssertNotEqual(MonitorExport.discoveryID(node: "hall.pi"), MonitorExport.discoveryID(node: "hall_pi"))
+        XCTAssertEqual(MonitorExport.discoveryID(node: "lobby-pi"), "altbeacond__lobby-pi", "hostnames' '-' stays")
+        // Every pair of short parts over the troublesome bytes: distinct pairs, distinct IDs.
+        let alphabet = ["", "_", "a", "5f", "_5f", ".", "-", "__", "é"]
+        var parts: [String] = []
+        for x in alphabet { for y in alphabet { parts.append(x + y) } }
+        var seen: [String: (String, String)] = [:]
+        for n in parts {
+            for m in parts {
+                let id = MonitorExport.discoveryID(node: n, name: m)
+                XCTAssertTrue(id.utf8.allSatisfy { isBareKeyByte($0) }, id)
+                if let other = seen[id], other != (n, m) { XCTFail("\(id): \(other) and \((n, m))") }
+                seen[id] = (n, m)
+                XCTAssertNotEqual(id, MonitorExport.discoveryID(node: n + "__" + m), "a beacon's ID is never an observer's")
+            }
+        }
+    }
+
+    func testTheObserverIsADeviceAndEveryViaDeviceNamesIt() throws {
+        let observer = MonitorExport.observerDiscovery(node: "hall.pi", prefix: "homeassistant", health: true)
+        XCTAssertEqual(observer.map(\.topic), [
+            "homeassistant/binary_sensor/altbeacond__hall_2epi/monitor/config",
+            "homeassistant/sensor/altbeacond__hall_2epi/adverts/config",
+            "homeassistant/sensor/altbeacond__hall_2epi/adapter/config",
+            "homeassistant/sensor/altbeacond__hall_2epi/beacon_health/config",
+        ])
+        var identifiers: [JSONValue] = []
+        for (_, payload) in observer {
+            let v = try XCTUnwrap(JSONValue.parse(Array(payload.utf8)), payload)
+            identifiers.append(try XCTUnwrap(v["device"]?["identifiers"]))
+            XCTAssertNil(v["device"]?["via_device"])
+        }
+        XCTAssertEqual(Set(identifiers.map { "\($0)" }).count, 1, "one observer device")
+        let monitor = try XCTUnwrap(JSONValue.parse(Array(observer[0].payload.utf8)))
+        XCTAssertEqual(monitor["state_topic"]?.string, "altbeacond/hall.pi/status")
+        XCTAssertEqual(monitor["payload_on"]?.string, "online")
+        XCTAssertEqual(monitor["payload_off"]?.string, "offline")
+        XCTAssertNil(monitor["availability_topic"], "OFF after the will, not unavailable")
+        XCTAssertNil(monitor["expire_after"])
+        let adverts = try XCTUnwrap(JSONValue.parse(Array(observer[1].payload.utf8)))
+        XCTAssertEqual(adverts["state_topic"]?.string, "altbeacond/hall.pi/observer")
+        XCTAssertEqual(adverts["expire_after"]?.integer, Int64(MonitorExport.expireAfterS))
+        let health = try XCTUnwrap(JSONValue.parse(Array(observer[3].payload.utf8)))
+        XCTAssertEqual(health["state_topic"]?.string, "altbeacond/hall.pi/health")
+        XCTAssertEqual(health["options"], .array(["on-air", "degraded", "off-air", "unknown"].map(JSONValue.string)))
+        XCTAssertEqual(MonitorExport.observerDiscovery(node: "hall.pi", prefix: "homeassistant", health: false).last?.payload, "")
+
+        for (_, payload) in MonitorExport.discovery(lobby, node: "hall.pi", prefix: "homeassistant") {
+            let v = try XCTUnwrap(JSONValue.parse(Array(payload.utf8)))
+            XCTAssertTrue(identifiers[0].arrayContains(try XCTUnwrap(v["device"]?["via_device"])))
+        }
+    }
+
+    func testLegacyTopicsAreTheOldScheme() {
+        XCTAssertEqual(MonitorExport.legacyDiscoveryTopics(lobby, node: "hall.pi", prefix: "homeassistant").first,
+                       "homeassistant/binary_sensor/altbeacond_hall_pi_lobby/connectivity/config")
+    }
+
+    func testPasswordFilePermissions() {
+        func problem(_ mode: UInt32, owner: UInt32 = 0, group: UInt32 = 107) -> String? {
+            MonitorPasswordFile.problem(path: "/etc/altbeacond/mqtt-password",
+                                        .init(mode: 0o100000 | mode, owner: owner, group: group, uid: 106, gid: 107))
+        }
+        XCTAssertNil(problem(0o640), "root:altbeacond 0640, the packaged setup")
+        XCTAssertNil(problem(0o600, owner: 106, group: 106))
+        XCTAssertNil(problem(0o400))
+        XCTAssertEqual(problem(0o644), "the MQTT password file /etc/altbeacond/mqtt-password is open to every user (mode 0644): "
+                       + "refused (chmod o-rwx /etc/altbeacond/mqtt-password)")
+        XCTAssertNotNil(problem(0o602))
+        XCTAssertEqual(problem(0o660), "the MQTT password file /etc/altbeacond/mqtt-password is writable by its group (mode 0660): "
+                       + "refused (chmod g-w /etc/altbeacond/mqtt-password)")
+        XCTAssertTrue(problem(0o640, group: 0)?.contains("readable by group 0, not the monitor's own (gid 107)") ?? false)
+        XCTAssertNil(problem(0o600, group: 0), "another group without permissions is fine")
+        XCTAssertTrue(problem(0o600, owner: 1000)?.contains("belongs to uid 1000") ?? false)
+    }
+}
+
+extension JSONValue {
+    func arrayContains(_ v: JSONValue) -> Bool { if case .array(let items) = self { items.contains(v) } else { false } }
+}

@@ -1,0 +1,212 @@
+#!/usr/bin/env python3
+"""Replays what altbeacond's monitor publishes through Home Assistant's own code (SPEC §12).
+
+  check-discovery.py TRACE
+
+TRACE: one JSON object a line, {"t": seconds, "topic", "payload", "retain"}, as the unit test
+MonitorHomeAssistantTimelineTests writes it (ALTBEACOND_HA_TRACE): the real MonitorPublisher over
+a scripted timeline (a beacon heard, then silent for 15 minutes, then the monitor killed and its
+will published by the broker).
+
+1. Every discovery payload is validated by the component's DISCOVERY_SCHEMA (binary_sensor,
+   sensor) and the origin by MQTT_ORIGIN_INFO_SCHEMA; topics match HA's TOPIC_MATCHER; unique_ids
+   are unique; every device.via_device names a device that is announced.
+2. The entity states are replayed second by second with HA's rules (binary_sensor.py, sensor.py,
+   mixins.py of 2024.1): each state message rendered by HA's own Template engine and resets
+   expire_after; availability is the availability topic's latest payload (unavailable until
+   the first); expiry or unavailability shows as `unavailable`.
+   Asserted: the beacon's "On air" is `on`, then `off` without a gap for as long as the monitor
+   is up (10+ minutes of silence), never `unavailable` until the will, `unavailable` after it;
+   the observer's "Monitor" is `on`, then `off` after the will; every other entity is
+   available until the will and `unavailable` after it.
+Exit 0 when all holds, 1 otherwise (each failure said).
+"""
+import asyncio
+import json
+import sys
+import tempfile
+
+import homeassistant.components.persistent_notification  # noqa: F401  (breaks an import cycle)
+from homeassistant.components.mqtt import binary_sensor, sensor
+from homeassistant.components.mqtt.discovery import MQTT_ORIGIN_INFO_SCHEMA, TOPIC_MATCHER
+from homeassistant.core import HomeAssistant
+from homeassistant.helpers.template import Template
+
+SCHEMAS = {"binary_sensor": binary_sensor.DISCOVERY_SCHEMA, "sensor": sensor.DISCOVERY_SCHEMA}
+PAYLOAD_NONE = "None"
+failures = []
+
+
+def fail(text):
+    failures.append(text)
+    print("FAIL: " + text)
+
+
+def load(path):
+    with open(path, encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def discovery(messages, prefix="homeassistant"):
+    """The entities as HA ends up with them: the last config per topic, empty ones removed."""
+    configs = {}
+    for m in messages:
+        if not m["topic"].startswith(prefix + "/"):
+            continue
+        topic = m["topic"][len(prefix) + 1:]
+        match = TOPIC_MATCHER.fullmatch(topic)
+        if not match:
+            fail(f"{m['topic']}: not a discovery topic HA reads")
+            continue
+        if m["payload"] == "":
+            configs.pop(m["topic"], None)
+            continue
+        component = match.group("component")
+        raw = json.loads(m["payload"])
+        if component not in SCHEMAS:
+            fail(f"{m['topic']}: component {component} not checked")
+            continue
+        try:
+            MQTT_ORIGIN_INFO_SCHEMA(raw.get("origin"))
+            config = SCHEMAS[component](dict(raw, platform="mqtt"))
+        except Exception as e:  # voluptuous.Invalid and friends: the schema said no
+            fail(f"{m['topic']}: refused by HA's schema: {e}")
+            continue
+        configs[m["topic"]] = (component, config, raw)
+    unique = [c[2]["unique_id"] for c in configs.values()]
+    if len(set(unique)) != len(unique):
+        fail(f"unique_id repeated: {sorted(unique)}")
+    devices = set()
+    for _, _, raw in configs.values():
+        devices.update(raw.get("device", {}).get("identifiers", []))
+    for topic, (_, _, raw) in configs.items():
+        via = raw.get("device", {}).get("via_device")
+        if via is not None and via not in devices:
+            fail(f"{topic}: via_device {via} names no announced device")
+    print(f"discovery: {len(configs)} entities in {len(devices)} devices accepted by HA's schemas")
+    return configs
+
+
+class Entity:
+    """One MQTT entity's state, by binary_sensor.py / sensor.py of HA 2024.1."""
+
+    def __init__(self, hass, component, config, raw):
+        self.component, self.config, self.name = component, config, raw["unique_id"]
+        self.template = Template(raw["value_template"], hass) if "value_template" in raw else None
+        self.expire_after = config.get("expire_after")
+        self.availability = raw.get("availability_topic")
+        self.available = self.availability is None
+        self.last_message = None
+        self.value = None   # None: unknown
+
+    def message(self, t, topic, payload):
+        if topic == self.availability:
+            if payload == self.config.get("payload_available", "online"):
+                self.available = True
+            elif payload == self.config.get("payload_not_available", "offline"):
+                self.available = False
+        if topic != self.config["state_topic"]:
+            return
+        self.last_message = t
+        rendered = self.template.async_render_with_possible_json_value(payload, "") if self.template else payload
+        rendered = str(rendered)
+        if self.component == "binary_sensor":
+            if not rendered.strip():
+                return
+            if rendered == self.config["payload_on"]:
+                self.value = "on"
+            elif rendered == self.config["payload_off"]:
+                self.value = "off"
+            elif rendered == PAYLOAD_NONE:
+                self.value = None
+            else:
+                fail(f"{self.name}: payload {rendered!r} is neither on nor off")
+        else:
+            numeric = "state_class" in self.config or "unit_of_measurement" in self.config
+            if numeric and rendered == PAYLOAD_NONE:
+                self.value = None
+            elif numeric:
+                try:
+                    float(rendered)
+                except ValueError:
+                    fail(f"{self.name}: {rendered!r} is not a number")
+                self.value = rendered
+            else:
+                options = self.config.get("options")
+                if options and rendered not in options:
+                    fail(f"{self.name}: {rendered!r} is not one of {options}")
+                self.value = rendered
+        if "json_attributes_template" in self.config:
+            attrs = Template(self.config["json_attributes_template"].template, self.template.hass)
+            if not isinstance(json.loads(attrs.async_render_with_possible_json_value(payload, "")), dict):
+                fail(f"{self.name}: json_attributes_template gives no object")
+
+    def state(self, t):
+        # expire_after: async_call_later(expire_after) from the last message; expired until the first
+        if self.expire_after and (self.last_message is None or t >= self.last_message + self.expire_after):
+            return "unavailable"
+        if not self.available:
+            return "unavailable"
+        return self.value if self.value is not None else "unknown"
+
+
+def replay(messages, configs, hass):
+    entities = [Entity(hass, *c) for c in configs.values()]
+    will = max(m["t"] for m in messages if m["topic"].endswith("/status") and m["payload"] == "offline")
+    end = max(m["t"] for m in messages) + 300
+    history = {e.name: [] for e in entities}
+    pending = sorted(messages, key=lambda m: m["t"])
+    i, t = 0, 0.0
+    while t <= end:
+        while i < len(pending) and pending[i]["t"] <= t:
+            for e in entities:
+                e.message(pending[i]["t"], pending[i]["topic"], pending[i]["payload"])
+            i += 1
+        for e in entities:
+            history[e.name].append((t, e.state(t)))
+        t += 1.0
+    return history, will
+
+
+def check(history, will):
+    on_air = [n for n in history if n.endswith("__connectivity")]
+    monitor = [n for n in history if n.endswith("__monitor")]
+    if not on_air or not monitor:
+        fail("no On air or Monitor entity")
+    for name, states in history.items():
+        up = [s for t, s in states if 1 <= t < will]
+        after = [s for t, s in states if t >= will + 1]
+        if name in monitor:
+            if set(up) != {"on"} or set(after) != {"off"}:
+                fail(f"{name}: {sorted(set(up))} while up, {sorted(set(after))} after the will (on, then off)")
+            continue
+        if "unavailable" in up:
+            first = next(t for t, s in states if 1 <= t < will and s == "unavailable")
+            fail(f"{name}: unavailable at {first:.0f} s while the monitor was up (the will at {will:.0f} s)")
+        if set(after) != {"unavailable"}:
+            fail(f"{name}: {sorted(set(after))} after the will, not unavailable")
+        if name in on_air:
+            seq = [s for t, s in states if 1 <= t < will]
+            changes = [s for k, s in enumerate(seq) if k == 0 or seq[k - 1] != s]
+            silent = sum(1 for s in seq if s == "off")
+            if changes != ["on", "off"] or silent < 600:
+                fail(f"{name}: {changes} with {silent} s off while up (want on, then off for 10+ minutes)")
+            else:
+                print(f"{name}: on, then off for {silent} s until the will at {will:.0f} s, never unavailable; "
+                      f"unavailable after it")
+
+
+async def main(path):
+    messages = load(path)
+    configs = discovery(messages)
+    hass = HomeAssistant(tempfile.mkdtemp())
+    history, will = replay(messages, configs, hass)
+    check(history, will)
+    print(f"{len(failures)} failures" if failures else "Home Assistant sees the truth")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    sys.exit(asyncio.run(main(sys.argv[1])))
