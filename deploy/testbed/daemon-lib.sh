@@ -59,6 +59,17 @@ tbd_rss_kb() { awk '/^VmRSS:/ {print $2}' "/proc/$TB_DAEMON_PID/status"; }
 # tbd_anon_kb: its anonymous resident memory (heap, stacks) in KiB: what a leak grows. VmRSS also
 # counts the static binary's code pages, which grow as new code paths run for the first time.
 tbd_anon_kb() { awk '/^RssAnon:/ {print $2}' "/proc/$TB_DAEMON_PID/status"; }
+# tbd_ctxsw [PID]: voluntary + nonvoluntary context switches summed over the daemon's threads
+# (its wakeups)
+tbd_ctxsw() {
+  local f s=0 k v
+  for f in /proc/"${1:-$TB_DAEMON_PID}"/task/*/status; do
+    while read -r k v; do
+      case "$k" in voluntary_ctxt_switches:|nonvoluntary_ctxt_switches:) s=$((s + v)) ;; esac
+    done <"$f"
+  done
+  echo "$s"
+}
 # tbd_alive: fails the scenario if the daemon has exited
 tbd_alive() { _tb_alive "$TB_DAEMON_PID" || { tbd_dump; tb_fail "altbeacond exited"; }; }
 # tbd_assert_off_air [MS]: fails (with the daemon's log) if the rig beacon is heard within MS (1500)

@@ -188,16 +188,6 @@ steady_state() {
   tbd_start "$hex"
   _tb_sleep 2
   pid=$TB_DAEMON_PID
-  # ctxsw: voluntary + nonvoluntary context switches summed over the daemon's threads
-  ctxsw() {
-    local f s=0 k v
-    for f in /proc/"$pid"/task/*/status; do
-      while read -r k v; do
-        case "$k" in voluntary_ctxt_switches:|nonvoluntary_ctxt_switches:) s=$((s + v)) ;; esac
-      done <"$f"
-    done
-    echo "$s"
-  }
   # cpuns: time on CPU in ns (first field of /proc/PID/task/*/schedstat, summed over threads);
   # finer than utime+stime, which count whole clock ticks
   cpuns() { local f s=0 a r; for f in /proc/"$pid"/task/*/schedstat; do read -r a r <"$f"; s=$((s + a)); done; echo "$s"; }
@@ -205,9 +195,9 @@ steady_state() {
   cputicks() { local s; read -r s <"/proc/$pid/stat"; s=${s##*) }; set -- $s; echo $(($12 + $13)); }
   hz=$(getconf CLK_TCK)
   threads=$(ls "/proc/$pid/task" | wc -l)
-  c0=$(ctxsw) u0=$(cputicks) n0=$(cpuns) q0=$(tb_now_ms)
+  c0=$(tbd_ctxsw "$pid") u0=$(cputicks) n0=$(cpuns) q0=$(tb_now_ms)
   _tb_sleep "$QUIET_S"
-  c1=$(ctxsw) u1=$(cputicks) n1=$(cpuns) q1=$(tb_now_ms)
+  c1=$(tbd_ctxsw "$pid") u1=$(cputicks) n1=$(cpuns) q1=$(tb_now_ms)
   fig "${prefix}quiet_window_ms" $((q1 - q0))
   fig "${prefix}wakeups" "$((c1 - c0))" "$((q1 - q0))"
   fig "${prefix}cpu_quiet_ms" $(((u1 - u0) * 1000 / hz))

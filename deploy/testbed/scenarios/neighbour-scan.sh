@@ -5,17 +5,6 @@
 . "$TB_REPO/deploy/testbed/daemon-lib.sh"
 tbd_config
 tbd_start
-pid=$TB_DAEMON_PID
-# voluntary + nonvoluntary context switches over the daemon's threads
-ctxsw() {
-  local f s=0 k v
-  for f in /proc/"$pid"/task/*/status; do
-    while read -r k v; do
-      case "$k" in voluntary_ctxt_switches:|nonvoluntary_ctxt_switches:) s=$((s + v)) ;; esac
-    done <"$f"
-  done
-  echo "$s"
-}
 # hci1 switches its advertising on and off 20 times a second: every scanner on the emulated
 # radio gets a report each time. hci0 scans once (no re-arming: that would be commands to hci0,
 # which the daemon's monitor rightly sees).
@@ -26,9 +15,9 @@ scanlog=/run/neighbour-scan.log
 TB_OBSERVER=hci0 tb_observe_bg "$scanlog" --poll 0 --scan legacy --timeout 14000
 scan=$TB_OBSERVE_PID
 _tb_sleep 2
-r0=$(wc -l <"$scanlog") c0=$(ctxsw) t0=$(tb_now_ms)
+r0=$(wc -l <"$scanlog") c0=$(tbd_ctxsw) t0=$(tb_now_ms)
 _tb_sleep 10
-r1=$(wc -l <"$scanlog") c1=$(ctxsw) t1=$(tb_now_ms)
+r1=$(wc -l <"$scanlog") c1=$(tbd_ctxsw) t1=$(tb_now_ms)
 kill "$scan" "$advgen" 2>/dev/null
 wait "$scan" "$advgen" 2>/dev/null
 reports=$((r1 - r0)) wakeups=$((c1 - c0))
