@@ -140,6 +140,26 @@ final class ResolverTests: XCTestCase, ResolverDelegate {
         XCTAssertEqual(loop.now, 3 * Resolver.Settings().timeoutMs)
     }
 
+    /// Each search candidate's story is told; the bare label is asked last.
+    func testEverySearchCandidateIsNamedInTheFailure() {
+        let (loop, r) = resolver()
+        r.resolve("broker")
+        run(loop)
+        XCTAssertEqual(outcomes, [.failed("broker.lan: no answer from 127.0.0.1 (DNS); broker: no answer from 127.0.0.1 (DNS)")])
+        XCTAssertEqual(asked.count, 12)
+        XCTAssertEqual(asked.last, "broker AAAA")
+    }
+
+    /// A server that refuses (nothing on its port) costs no time-out: the next one is asked at once.
+    func testTheNextServerAfterOneThatRefuses() {
+        write("resolv.conf", "nameserver 127.0.0.2\nnameserver 127.0.0.1\n")
+        let (loop, r) = resolver()
+        r.resolve("broker.lan")
+        run(loop) { q, _, type in [answer(q, records: type == 1 ? [(1, [10, 0, 0, 7])] : [])] }
+        XCTAssertEqual(outcomes, [.resolved(address: "10.0.0.7", via: "DNS 127.0.0.1")])
+        XCTAssertLessThan(loop.now, 1000)
+    }
+
     func testNoSuchNameAndAServerFailure() {
         let (loop, r) = resolver()
         r.resolve("nothing.lan")
