@@ -27,7 +27,7 @@ public final class Resolver {
         public var dnsPort: UInt16 = 53
         public var multicastGroups = ["224.0.0.251", "ff02::fb"]
         public var multicastPort: UInt16 = 5353
-        /// Per server and try, as glibc's default `timeout:`/`attempts:` are 5 s and 2.
+        /// Per server and try (glibc waits 5 s, twice): a reconnect is not held up long.
         public var timeoutMs: Int64 = 2000
         public var tries = 3
         public init() {}
@@ -90,7 +90,9 @@ public final class Resolver {
         for target in targets {
             do throws(Errno) {
                 let s = try UDPQuerySocket(for: target, port: port, connect: !j.multicast)
-                for q in j.queries { try s.send(DNSMessage.query(id: q.id, name: j.name, type: q.type, recursionDesired: !j.multicast), to: target, port: port) }
+                for q in j.queries {
+                    try s.send(DNSMessage.query(id: q.id, name: j.name, type: q.type, recursionDesired: !j.multicast), to: target, port: port)
+                }
                 sockets.append(s)
                 loop.watch(s.fd) { [weak self, weak s] in if let self, let s { self.readable(s) } }
             } catch {
