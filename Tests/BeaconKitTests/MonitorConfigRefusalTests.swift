@@ -134,5 +134,17 @@ extension MonitorConfigTests {
         XCTAssertEqual(mqtt("host = \"b\"\nhost = \"c\"\n").prefix(17), "monitor.toml:3:1:", "duplicate key: the TOML layer")
     }
 
+    /// Issue 30: a port or a scheme in mqtt.host passed the check and failed at every connect.
+    func testMQTTHostWithAPortIsRefusedWithAHint() {
+        func mqtt(_ host: String) -> String { monitorError("[mqtt]\nhost = \"\(host)\"\n" + lobbyExpectation) }
+        XCTAssertEqual(mqtt("1.2.3.4:1883"), "monitor.toml:2:8: mqtt.host \"1.2.3.4:1883\" has a port in it: put the port in mqtt.port, like host = \"1.2.3.4\" and port = 1883")
+        XCTAssertEqual(mqtt("broker.lan:8883"), "monitor.toml:2:8: mqtt.host \"broker.lan:8883\" has a port in it: put the port in mqtt.port, like host = \"broker.lan\" and port = 8883")
+        XCTAssertEqual(mqtt("[::1]:1883"), "monitor.toml:2:8: mqtt.host \"[::1]:1883\" has brackets: write the IPv6 address bare, like host = \"::1\", and put the port in mqtt.port")
+        XCTAssertEqual(mqtt("mqtt://ha.local:1883"), "monitor.toml:2:8: mqtt.host \"mqtt://ha.local:1883\" is a URL: give the host alone, like host = \"ha.local\", and put the port in mqtt.port")
+        for good in ["::1", "fe80::1", "2001:db8::10", "192.168.1.10", "homeassistant.local", "broker"] {
+            XCTAssertEqual(monitorConfig("[mqtt]\nhost = \"\(good)\"\n" + lobbyExpectation)?.mqtt?.host, good)
+        }
+    }
+
     /// Every problem, first the one to fix first.
 }

@@ -137,7 +137,9 @@ extension ConfigValidator {
         var out = MQTTSettings(host: "")
         if let (s, p) = string(t, "mqtt", "host", required: true) {
             let u = s.utf8
-            if u.isEmpty || u.count > 253 || u.contains(where: { $0 <= 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "/") }) {
+            if let hint = MQTTSettings.portInHost(s) {
+                report("mqtt.host \"\(s)\" \(hint)", at: p)
+            } else if u.isEmpty || u.count > 253 || u.contains(where: { $0 <= 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "/") }) {
                 report("mqtt.host must be a host name or an IP address, like \"broker.local\" or \"192.168.1.10\"", at: p)
             } else {
                 out.host = s

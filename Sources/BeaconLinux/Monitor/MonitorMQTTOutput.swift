@@ -6,7 +6,7 @@ import Glibc
 /// the password file is read again at every attempt. The client ID is one per machine and
 /// adapter, and another monitor under our node name (or our client ID) is said once
 /// (`MonitorNodeClash`).
-public final class MonitorMQTTOutput: MonitorOutput, MQTTConnectionDelegate {
+public final class MonitorMQTTOutput: MonitorOutput, MQTTConnectionDelegate, ResolverDelegate {
     public static let retryMs: ClosedRange<Int64> = 1000...60_000
 
     private let settings: MQTTSettings
@@ -17,6 +17,8 @@ public final class MonitorMQTTOutput: MonitorOutput, MQTTConnectionDelegate {
     private let loop: EventLoop
     private let log: Logger
     private let connection: MQTTConnection
+    /// The broker's name, found again at each connect (DNS, mDNS: Resolver).
+    private lazy var resolver = Resolver(loop: loop, delegate: self)
     private let retryTimer: LoopTimer
     private let refreshTimer: LoopTimer
     private var retry = RetryBackoff(range: MonitorMQTTOutput.retryMs)
@@ -69,7 +71,7 @@ public final class MonitorMQTTOutput: MonitorOutput, MQTTConnectionDelegate {
     /// `offline` said ourselves (a clean DISCONNECT does not fire the will), then DISCONNECT.
     public func stop(_ status: MonitorStatus, _ done: @escaping () -> Void) {
         stopping = true
-        retryTimer.cancel(); refreshTimer.cancel()
+        retryTimer.cancel(); refreshTimer.cancel(); resolver.cancel()
         if connection.state == .connected {
             perform(publisher.stopping())
             connection.disconnect()
@@ -108,9 +110,18 @@ public final class MonitorMQTTOutput: MonitorOutput, MQTTConnectionDelegate {
 
     private func connect() {
         guard !stopping else { return }
-        guard let address = resolveHost(settings.host) else {
-            return lost("cannot resolve '\(settings.host)' (give an IP address, or a name in /etc/hosts)")
+        resolver.resolve(settings.host)
+    }
+
+    public func resolver(_ resolver: Resolver, finished outcome: ResolverOutcome) {
+        switch outcome {
+        case .failed(let why): lost("cannot resolve '\(settings.host)': \(why)")
+        case .resolved(let address, _): open(address)
         }
+    }
+
+    private func open(_ address: String) {
+        guard !stopping else { return }
         var password: [UInt8]?
         if let file = settings.passwordFile {
             switch readPasswordFile(file) {

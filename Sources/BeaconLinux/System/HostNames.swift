@@ -1,13 +1,13 @@
 import BeaconKit
 import Glibc
 
-/// An IP address for `host`: a literal as it is, "localhost", or the first match in /etc/hosts.
-/// No DNS: a static binary has no resolver of its own (glibc's needs its shared NSS modules).
-public func resolveHost(_ host: String) -> String? {
+/// An IP address for `host`: a literal as it is, "localhost", or the first match in /etc/hosts
+/// (`hostsPath`). Names elsewhere are the asynchronous `Resolver`'s (DNS, mDNS).
+public func resolveHost(_ host: String, hostsPath: String = "/etc/hosts") -> String? {
     var v4 = in_addr(), v6 = in6_addr()
     if inet_pton(AF_INET, host, &v4) == 1 || inet_pton(AF_INET6, host, &v6) == 1 { return host }
     if host == "localhost" { return "127.0.0.1" }
-    guard let bytes = try? readFile("/etc/hosts", limit: 1 << 20) else { return nil }
+    guard let bytes = try? readFile(hostsPath, limit: 1 << 20) else { return nil }
     for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
         let fields = line.prefix { $0 != "#" }.split(whereSeparator: { $0 == " " || $0 == "\t" })
         guard fields.count >= 2, fields.dropFirst().contains(where: { $0 == host }) else { continue }
