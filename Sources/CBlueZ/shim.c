@@ -26,18 +26,18 @@ int cbluez_monitor_filter_commands(int fd, unsigned short index) {
     return setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog));
 }
 
-int cbluez_raw_drop_advertising_reports(int fd) {
+int cbluez_raw_le_connections_only(int fd) {
     // A raw channel's packets start with the H4 type byte: 0x04, the event code, its length, and
-    // for LE Meta (0x3e) the subevent. Advertising reports (0x02 legacy, 0x0b directed, 0x0d
-    // extended) are what another program's scan brings: dropped in the kernel, so the beacon
-    // does not wake for them. Everything else is let through.
+    // for LE Meta (0x3e) the subevent. Of LE Meta only LE Connection Complete (0x01) and LE
+    // Enhanced Connection Complete (0x0a) pass: the advertiser uses nothing else, and the
+    // advertising reports another program's scan of this adapter brings (hundreds a second) are
+    // dropped in the kernel, so the beacon does not wake for them. Other events pass.
     struct sock_filter code[] = {
         BPF_STMT(BPF_LD | BPF_B | BPF_ABS, 1),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0x3e, 0, 4),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0x3e, 0, 3),
         BPF_STMT(BPF_LD | BPF_B | BPF_ABS, 3),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0x02, 3, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0x0b, 2, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0x0d, 1, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0x01, 1, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0x0a, 0, 1),
         BPF_STMT(BPF_RET | BPF_K, 0xffff),
         BPF_STMT(BPF_RET | BPF_K, 0),
     };

@@ -95,13 +95,13 @@ public final class HCIDeviceSocket {
     public let fd: FileDescriptor
 
     /// `events`: the event codes let through; a scanner adds LE Meta (0x3e) for advertising reports.
-    /// `withoutReports`: LE Meta, but not the advertising reports another program's scan of this
-    /// adapter brings (the advertiser wants its connection events only).
+    /// `withoutReports`: of LE Meta only the connection completes (the advertiser's links), not the
+    /// advertising reports another program's scan of this adapter brings.
     public init(index: UInt16, events: [UInt8] = commandEvents, withoutReports: Bool = false) throws(Errno) {
         self.index = index
         fd = try openHCISocket(device: index, channel: UInt16(HCI_CHANNEL_RAW))
         try setEventFilter(fd, events: events)
-        if withoutReports { _ = try syscall { cbluez_raw_drop_advertising_reports(fd.rawValue) } }
+        if withoutReports { _ = try syscall { cbluez_raw_le_connections_only(fd.rawValue) } }
     }
 
     public func close() { fd.close() }

@@ -19,6 +19,7 @@ int cbluez_ioctl_ptr(int fd, unsigned long request, void *arg);
 // Classic BPF on an HCI monitor socket: pass only command packets (HCI_MON_COMMAND_PKT) for
 // controller `index`, so traffic of other controllers never wakes the daemon.
 int cbluez_monitor_filter_commands(int fd, unsigned short index);
-/// Drops LE advertising reports on a raw HCI socket (kernel-side BPF): the advertiser's socket.
-int cbluez_raw_drop_advertising_reports(int fd);
+/// Of LE Meta events, only connection completes pass a raw HCI socket (kernel-side BPF): the
+/// advertiser's socket.
+int cbluez_raw_le_connections_only(int fd);
 #endif
