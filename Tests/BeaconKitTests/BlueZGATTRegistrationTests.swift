@@ -214,6 +214,29 @@ final class BlueZGATTRegistrationTests: XCTestCase {
         XCTAssertEqual(checked(reg.want(index: 0, identity: identity)), [])
     }
 
+    /// What is not for us is handled from its header: a local user's unicast signal, a call from
+    /// anyone but bluetoothd, a reply to nothing we asked (issue 30).
+    func testOnlyMessagesForUsHaveTheirBodyDecoded() {
+        let getNameOwner = connect()
+        XCTAssertTrue(reg.wantsBody(reply(to: getNameOwner, from: Self.dbus)), "a reply we wait for")
+        XCTAssertEqual(receive(reply(to: getNameOwner, from: Self.dbus, [.string(Self.bluetoothd)])).count, 2)
+        XCTAssertTrue(reg.wantsBody(nameOwnerChanged("", Self.bluetoothd)))
+        XCTAssertTrue(reg.wantsBody(interfacesAdded("/org/bluez/hci0", ["org.bluez.GattManager1"])))
+        XCTAssertTrue(reg.wantsBody(call(Self.root, Self.objectManager, "GetManagedObjects")))
+        var stranger = DBusMessage(kind: .signal, serial: 7, path: "/x", interface: "a.b", member: "Flood", destination: Self.us, sender: ":1.99")
+        XCTAssertFalse(reg.wantsBody(stranger))
+        stranger.interface = Self.objectManager
+        XCTAssertFalse(reg.wantsBody(stranger), "ObjectManager signals only from bluetoothd")
+        XCTAssertFalse(reg.wantsBody(call(Self.characteristic, Self.gattCharacteristic, "ReadValue", from: ":1.99")))
+        XCTAssertFalse(reg.wantsBody(DBusMessage(kind: .methodReturn, serial: 8, replySerial: 4242, destination: Self.us, sender: ":1.99")))
+        // A call from anyone else is refused from its header alone.
+        var header = call(Self.characteristic, Self.gattCharacteristic, "ReadValue", from: ":1.99")
+        header.bodySkipped = true
+        header.body = []
+        let out = receive(header)
+        XCTAssertEqual(sends(out).first?.errorName, "org.freedesktop.DBus.Error.AccessDenied")
+    }
+
     func testIdentityWantedAfterBluetoothdFound() {
         let getNameOwner = connect(wanting: false)
         XCTAssertEqual(receive(reply(to: getNameOwner, from: Self.dbus, [.string(Self.bluetoothd)])), [])

@@ -119,6 +119,21 @@ extension DBusWireTests {
         XCTAssertThrowsError(try fresh.feed(Array(big[0..<16])))
     }
 
+    /// A message whose body we do not want is never decoded: a malformed one costs nothing.
+    func testABodyNotWantedIsNotDecoded() throws {
+        let sig: [(UInt8, DBusValue)] = [(8, .signature("s"))]
+        let bad = dbusRawMessage(fields: dbusCallFields + sig, body: attHex("01000000 41 41 00 00"))
+        XCTAssertThrowsError(try DBusMessage.decode(bad))
+        var reader = DBusMessageReader()
+        let skipped = try reader.feed(bad) { _ in false }
+        XCTAssertEqual(skipped.count, 1)
+        XCTAssertEqual(skipped.first?.bodySkipped, true)
+        XCTAssertEqual(skipped.first?.body, [])
+        XCTAssertEqual(skipped.first?.member, "M")
+        var strict = DBusMessageReader()
+        XCTAssertThrowsError(try strict.feed(bad))
+    }
+
     // MARK: header fields
 
     func testHeaderFieldsRequiredByKind() {

@@ -25,6 +25,8 @@ public struct DBusMessage: Equatable, Sendable {
     public var destination: String?
     public var sender: String?
     public var body: [DBusValue] = []
+    /// Decoded from its header alone: `body` is empty whatever was sent (`DBusMessageReader`).
+    public var bodySkipped = false
 
     public init(kind: Kind, flags: UInt8 = 0, serial: UInt32 = 0, path: String? = nil, interface: String? = nil,
                 member: String? = nil, errorName: String? = nil, replySerial: UInt32? = nil,
@@ -110,8 +112,9 @@ public struct DBusMessage: Equatable, Sendable {
         return total
     }
 
-    /// Decodes exactly one whole message (`frameLength` of it).
-    public static func decode(_ bytes: [UInt8]) throws(DBusWireError) -> DBusMessage {
+    /// Decodes exactly one whole message (`frameLength` of it); without `body`, its header only
+    /// (the body's length checked, its values not read: `bodySkipped`).
+    public static func decode(_ bytes: [UInt8], body: Bool = true) throws(DBusWireError) -> DBusMessage {
         guard let total = try frameLength(bytes[...]) else { throw .truncated }
         guard total <= maximumLength else { throw .tooLarge(total) }
         guard total == bytes.count else { throw .truncated }
@@ -147,6 +150,10 @@ public struct DBusMessage: Equatable, Sendable {
         }
         try d.align(8)
         guard d.offset + bodyLength == bytes.count else { throw .badHeader("body length") }
+        guard body else {
+            m.bodySkipped = true
+            return m
+        }
         for t in try DBusType.parse(signature: signature) { m.body.append(try d.read(t)) }
         guard d.offset == bytes.count else { throw .badValue("body longer than its signature") }
         return m
@@ -162,16 +169,20 @@ public struct DBusMessageReader: Sendable {
     public private(set) var dropped: [Int] = []
     public init() {}
 
-    /// Adds what was read; returns each whole message in it. Throws (and the connection should
-    /// end) on bytes that are not a message.
-    public mutating func feed(_ bytes: [UInt8]) throws(DBusWireError) -> [DBusMessage] {
+    /// Adds what was read; returns each whole message in it, its body decoded only when
+    /// `wantsBody` says so of its header. Throws (and the connection should end) on bytes that
+    /// are not a message.
+    public mutating func feed(_ bytes: [UInt8], wantsBody: (DBusMessage) -> Bool = { _ in true }) throws(DBusWireError) -> [DBusMessage] {
         framer.append(bytes)
         dropped = []
         var out: [DBusMessage] = []
         while let item = try framer.next(frameLength: DBusMessage.frameLength, tooLarge: DBusWireError.tooLarge,
                                                 skippingUpTo: DBusMessage.specificationMaximum) {
             switch item {
-            case .frame(let frame): out.append(try DBusMessage.decode(Array(frame)))
+            case .frame(let frame):
+                let bytes = Array(frame)
+                let header = try DBusMessage.decode(bytes, body: false)
+                out.append(wantsBody(header) ? try DBusMessage.decode(bytes) : header)
             case .skipped(let n): dropped.append(n)
             }
         }

@@ -110,6 +110,22 @@ public struct BlueZGATTRegistration: Sendable {
     /// The retry time after a refusal has passed.
     public mutating func retry() -> [Output] { reconcile() }
 
+    /// Whether `header` (a message decoded without its body) is one whose body this application
+    /// reads: replies to our calls, bluetoothd's and the bus's signals we match, and bluetoothd's
+    /// calls on our objects. Any other message (a local user's unicast signal, a call from anyone
+    /// else) is handled from its header alone, its body never decoded.
+    public func wantsBody(_ header: DBusMessage) -> Bool {
+        switch header.kind {
+        case .methodReturn, .error:
+            return header.replySerial.map { pending[$0] != nil } ?? false
+        case .signal:
+            if header.sender == Self.busName { return header.interface == Self.busName && header.member == "NameOwnerChanged" }
+            return bluezOwner != nil && header.sender == bluezOwner && header.interface == Self.objectManager
+        case .methodCall:
+            return wanted != nil && bluezOwner != nil && header.sender == bluezOwner
+        }
+    }
+
     public mutating func receive(_ m: DBusMessage) -> [Output] {
         switch m.kind {
         case .methodReturn, .error:

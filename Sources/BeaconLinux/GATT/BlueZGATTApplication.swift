@@ -85,6 +85,8 @@ public final class BlueZGATTApplication: BluetoothdGATT {
 }
 
 extension BlueZGATTApplication: DBusConnectionDelegate {
+    public func dbusConnection(wantsBodyOf header: DBusMessage) -> Bool { model.wantsBody(header) }
+
     public func dbusConnection(_ event: DBusConnectionEvent) {
         switch event {
         case .opened:

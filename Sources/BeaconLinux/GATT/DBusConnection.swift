@@ -18,6 +18,13 @@ public enum DBusConnectionEvent: Sendable {
 
 public protocol DBusConnectionDelegate: AnyObject {
     func dbusConnection(_ event: DBusConnectionEvent)
+    /// Whether a message with this header (its body not decoded) is read whole: what is not for
+    /// us costs no decoding. Every message by default.
+    func dbusConnection(wantsBodyOf header: DBusMessage) -> Bool
+}
+
+extension DBusConnectionDelegate {
+    public func dbusConnection(wantsBodyOf header: DBusMessage) -> Bool { true }
 }
 
 /// One connection to the D-Bus system bus on the daemon's event loop: a non-blocking AF_UNIX
@@ -111,7 +118,7 @@ public final class DBusConnection {
         }
         guard state == .open, !bytes.isEmpty else { return }
         do throws(DBusWireError) {
-            let messages = try reader.feed(bytes)
+            let messages = try reader.feed(bytes) { [weak delegate] in delegate?.dbusConnection(wantsBodyOf: $0) ?? false }
             for n in reader.dropped {
                 delegate?.dbusConnection(.droppedOversized(n))
                 if state != .open { return }
