@@ -217,6 +217,30 @@ section "steady state, all frames, quiet ${QUIET_S} s"
 . "$TB_REPO/deploy/testbed/frames-lib.sh"
 steady_state frames_ "$HEX" "[ibeacon]" "major = 7" "[eddystone]" 'namespace = "EDD1EBEAC04E5DEFA017"' \
   'instance = "0123456789ab"' 'url = "https://www.example.com/"' "tlm = true"
+# --- 6. another program scans the beacon's adapter (issue 30): the daemon's wakeups ----------------
+# hci1 switches its advertising on and off as fast as it can (advgen --rate 500): every scanner
+# gets a report each time; hci0, the beacon's adapter, scans once (no re-arming: commands to
+# hci0 are what the daemon's monitor rightly sees). Its log stays out of the config's directory.
+section "another program scanning the beacon's adapter, ${QUIET_S} s"
+clean_controller
+tbd_config
+: >"$LOG"
+tbd_start "$HEX"
+_tb_sleep 2
+"$TB_TOOLS/advgen" -i hci1 --rate 500 --seconds $((QUIET_S + 6)) >/run/bench-advgen.log 2>&1 &
+advgen=$!
+TB_OBSERVER=hci0 tb_observe_bg /run/bench-neighbour.log --poll 0 --scan legacy --timeout $(((QUIET_S + 4) * 1000))
+scan=$TB_OBSERVE_PID
+_tb_sleep 2
+r0=$(wc -l </run/bench-neighbour.log) c0=$(tbd_ctxsw) q0=$(tb_now_ms)
+_tb_sleep "$QUIET_S"
+r1=$(wc -l </run/bench-neighbour.log) c1=$(tbd_ctxsw) q1=$(tb_now_ms)
+kill "$scan" "$advgen" 2>/dev/null
+wait "$scan" "$advgen" 2>/dev/null
+fig neighbour_reports "$((r1 - r0))" "$((q1 - q0))"
+fig neighbour_wakeups "$((c1 - c0))" "$((q1 - q0))"
+tb_wait_heard "$HEX" 5000 >/dev/null && fig neighbour_still_on_air yes || fig neighbour_still_on_air no
+daemon_stop_quiet
 fig guest_binary_bytes "$(stat -c %s "$ALTBEACOND_BIN")"
 section "done"
 fig done 1
