@@ -12,7 +12,7 @@ say "tz=$(readlink -f /etc/localtime) $(date +%Z)"
 say "ssh=$(systemctl is-active ssh) keys=$(cut -d' ' -f3 /run/altbeacon-ssh/authorized_keys 2>/dev/null | tr '\n' ' ')"
 say "kcl=$(systemctl show -p ActiveState -p Result kernel-command-line.service | tr '\n' ' ')"
 say "target=$(systemctl is-active multi-user.target)"
-say "ranfirstrun=$(ls /etc/wpa_supplicant /home 2>/dev/null | tr '\n' ' ')"
+say "ranfirstrun=$(ls -d /etc/wpa_supplicant/wpa_supplicant.conf /home/firstrun-was-run 2>/dev/null | tr "\n" " ")"
 say "rfkill=$(systemctl is-enabled systemd-rfkill.service systemd-rfkill.socket 2>&1 | tr '\n' ' ')"
 say "failed=$(systemctl --failed --no-legend --plain | awk '{print $1}' | tr '\n' ' ')"
 journalctl -b --no-pager -o cat -u altbeacon-boot-settings 2>&1 | tail -8 | while IFS= read -r l; do say "settings=$l"; done
