@@ -4,6 +4,7 @@
 . /boot/firmware/abtest/lib.sh
 wait_active
 state ""
+ids
 say "root=$(findmnt -n -o OPTIONS /)"
 say "failed=$(systemctl --failed --no-legend --plain | awk '{print $1}' | tr '\n' ' ')"
 say "ssh=$(systemctl is-active ssh)"

@@ -5,6 +5,7 @@
 . /boot/firmware/abtest/lib.sh
 wait_active
 state ""
+ids
 say "check=$(altbeacond check --config /etc/altbeacond/config.toml 2>&1 | tr '\n' ' ' | cut -c1-300)"
 if [ -x $boot/abtest/gpioinfo ]; then
   LD_LIBRARY_PATH=$boot/abtest $boot/abtest/gpioinfo 2>&1 | grep -E '^gpiochip|altbeacond' | while IFS= read -r l; do say "gpio=$l"; done

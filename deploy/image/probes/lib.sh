@@ -31,3 +31,9 @@ fat_write() {
 journal() {
   journalctl -b --no-pager -o cat -u altbeacond 2>&1 | tail -"${1:-15}" | while IFS= read -r l; do say "journal=$l"; done
 }
+# ids: this card's identity (hostname, machine-id), as the host compares them across boots
+ids() {
+  say "hostname=$(cat /proc/sys/kernel/hostname) etc=$(cat /etc/hostname 2>/dev/null)"
+  say "machineid=$(cat /etc/machine-id)"
+  say "journalid=$(journalctl -b -n1 -o export --no-pager 2>/dev/null | sed -n 's/^_MACHINE_ID=//p')"
+}
