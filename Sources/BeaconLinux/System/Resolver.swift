@@ -81,31 +81,45 @@ public final class Resolver {
     // MARK: one attempt: one name, one try, one server (mDNS: every group at once)
 
     private func ask() {
-        guard var j = job else { return }
+        guard job != nil else { return }
         closeSockets()
-        j.startAttempt()
+        job?.startAttempt()
+        guard let j = job else { return }
         let port = j.multicast ? settings.multicastPort : settings.dnsPort
         let targets = j.multicast ? j.servers : [j.servers[j.server]]
-        var sendError: Errno?
+        var sendError = Errno(0)
         for target in targets {
-            do throws(Errno) {
-                let s = try UDPQuerySocket(for: target, port: port, connect: !j.multicast)
-                for q in j.queries {
-                    try s.send(DNSMessage.query(id: q.id, name: j.name, type: q.type, recursionDesired: !j.multicast), to: target, port: port)
-                }
+            switch open(target, port: port, j) {
+            case .success(let s):
                 sockets.append(s)
                 loop.watch(s.fd) { [weak self, weak s] in if let self, let s { self.readable(s) } }
-            } catch {
-                sendError = error
+            case .failure(let e):
+                sendError = e
             }
         }
-        job = j
         if sockets.isEmpty {
             // A closed port's ICMP can fail the second query's send already.
-            job?.note(sendError == Errno(ECONNREFUSED) ? .refused : .failed("cannot be asked (\(sendError.map { "\($0)" } ?? "no address"))"))
+            let why = sendError.rawValue == 0 ? "no address" : "\(sendError)"
+            job?.note(sendError == Errno(ECONNREFUSED) ? .refused : .failed("cannot be asked (\(why))"))
             return next()
         }
         timer.schedule(afterMs: settings.timeoutMs) { [weak self] in self?.timedOut() }
+    }
+
+    /// A socket to `target` with the attempt's queries sent. (Its own function: Swift 6.0.3's
+    /// optimizer crashed on a typed `do`/`catch` inside `ask`'s loop, in DestroyAddrHoisting.)
+    private func open(_ target: String, port: UInt16, _ j: ResolverJob) -> Result<UDPQuerySocket, Errno> {
+        let s: UDPQuerySocket
+        do throws(Errno) {
+            s = try UDPQuerySocket(for: target, port: port, connect: !j.multicast)
+        } catch {
+            return .failure(error)
+        }
+        for q in j.queries {
+            let query = DNSMessage.query(id: q.id, name: j.name, type: q.type, recursionDesired: !j.multicast)
+            if let e = s.sendReporting(query, to: target, port: port) { return .failure(e) }
+        }
+        return .success(s)
     }
 
     private func readable(_ s: UDPQuerySocket) {

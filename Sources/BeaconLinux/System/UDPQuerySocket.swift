@@ -29,6 +29,16 @@ final class UDPQuerySocket {
     }
 
     /// To the connected peer, or to `address` `port`.
+    /// `send`, its failure as a value (nil: sent).
+    func sendReporting(_ bytes: [UInt8], to address: String? = nil, port: UInt16 = 0) -> Errno? {
+        do throws(Errno) {
+            try send(bytes, to: address, port: port)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
     func send(_ bytes: [UInt8], to address: String? = nil, port: UInt16 = 0) throws(Errno) {
         let raw = fd.rawValue
         if connected || address == nil {
