@@ -88,3 +88,12 @@ tbg_hold_scenario() {
   tb_assert_silent 1500
   tb_pass "$mode: a central holding the link was disconnected after $held ms; identity not advertised while connected, back ${back} ms after; AltBeacon heard $n times meanwhile (longest gap ${gap} ms); silent after SIGTERM"
 }
+
+# tbg_count PATTERN: lines of the daemon's log matching PATTERN
+tbg_count() { grep -c "$1" /tmp/altbeacond.log; }
+# tbg_wait_count PATTERN N TIMEOUT_S: until the daemon's log has more than N lines matching PATTERN
+tbg_wait_count() {
+  local i
+  for ((i = 0; i < $3 * 20; i++)); do [ "$(tbg_count "$1")" -gt "$2" ] && return 0; _tb_sleep 0.05; done
+  return 1
+}

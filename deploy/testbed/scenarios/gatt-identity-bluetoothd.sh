@@ -14,14 +14,6 @@
 . "$TB_REPO/deploy/testbed/session-lib.sh"
 id="urn:altbeacond:bluetoothd-identity:01234"
 [ ${#id} = 40 ] || tb_fail "the identifier is not 40 characters"
-# count PATTERN: lines of the daemon's log matching PATTERN
-count() { grep -c "$1" /tmp/altbeacond.log; }
-# wait_count PATTERN N TIMEOUT_S: until the log has more than N lines matching PATTERN
-wait_count() {
-  local i
-  for ((i = 0; i < $3 * 20; i++)); do [ "$(count "$1")" -gt "$2" ] && return 0; _tb_sleep 0.05; done
-  return 1
-}
 BY_BLUEZ="served by bluetoothd over D-Bus"
 BY_OWN="served by altbeacond's own ATT server"
 # database_of WHO: the database the central sees is bluetoothd's (it has the Device Information
@@ -60,17 +52,17 @@ tb_bluetoothd_start || tb_fail "bluetoothd did not start"
 tbd_config "[gatt_identity]" "identifier = \"$id\"" "[bluetooth]" "rotation_ms = 300"
 tbd_start
 first=$(tbd_wait_frames 10000 "$TB_RIG_HEX" "$TBG_ADV") || { tbd_dump; tb_fail "AltBeacon and the identity not both heard"; }
-wait_count "$BY_BLUEZ" 0 15 || { tbd_dump; tb_fail "the identity was not registered with bluetoothd"; }
+tbg_wait_count "$BY_BLUEZ" 0 15 || { tbd_dump; tb_fail "the identity was not registered with bluetoothd"; }
 
 # 1. Through bluetoothd, while the AltBeacon frame is heard.
 database_of bluetoothd
 tb_observe_bg /tmp/during.log
 obs=$TB_OBSERVE_PID
-gone0=$(count "central disconnected")
+gone0=$(tbg_count "central disconnected")
 read_by "through bluetoothd"
 read1=$READ_MS
 # this read's own disconnection (not the listing's): the daemon cuts a link kept past 30 s
-wait_count "central disconnected" "$gone0" 40 || { tbd_dump; tb_fail "the disconnection was not noticed"; }
+tbg_wait_count "central disconnected" "$gone0" 40 || { tbd_dump; tb_fail "the disconnection was not noticed"; }
 back=$(tbd_wait_frames 10000 "$TBG_ADV") || { tbd_dump; tb_fail "connectable advertising did not come back"; }
 kill "$obs"; wait "$obs" 2>/dev/null
 gap=$(awk -v f="$TB_RIG_HEX" '$4 == f { if (p) { d = $1 - p; if (d > m) m = d } p = $1 } END { print m + 0 }' /tmp/during.log)
@@ -78,12 +70,12 @@ n=$(awk -v f="$TB_RIG_HEX" '$4 == f' /tmp/during.log | wc -l)
 [ "$n" -gt 10 ] && [ "$gap" -lt 3000 ] || { tbd_dump; tb_fail "AltBeacon heard $n times, longest gap $gap ms, during the read through bluetoothd"; }
 
 # 2. bluetoothd stops: our own ATT server serves it.
-own0=$(count "$BY_OWN")
+own0=$(tbg_count "$BY_OWN")
 tb_bluetoothd_stop
 # bluetoothd powers its adapters off as it exits: the central's comes up again by hand (the
 # daemon brings the beacon's up itself).
 hciconfig hci2 up || tb_fail "hci2 does not come up"
-wait_count "$BY_OWN" "$own0" 10 || { tbd_dump; tb_fail "the own ATT server did not take over when bluetoothd stopped"; }
+tbg_wait_count "$BY_OWN" "$own0" 10 || { tbd_dump; tb_fail "the own ATT server did not take over when bluetoothd stopped"; }
 tbd_wait_log "bluetoothd left the bus" 1 || { tbd_dump; tb_fail "the log does not say bluetoothd left"; }
 tbd_wait_frames 10000 "$TBG_ADV" >/dev/null || { tbd_dump; tb_fail "the identity is not on air after bluetoothd stopped"; }
 database_of own
@@ -91,9 +83,9 @@ read_by "from the own ATT server"
 read2=$READ_MS
 
 # 3. bluetoothd back (it resets the controller: the beacon is re-armed): registered again.
-bluez0=$(count "$BY_BLUEZ")
+bluez0=$(tbg_count "$BY_BLUEZ")
 tb_bluetoothd_start || tb_fail "bluetoothd did not start again"
-wait_count "$BY_BLUEZ" "$bluez0" 15 || { tbd_dump; tb_fail "the identity was not registered with the new bluetoothd"; }
+tbg_wait_count "$BY_BLUEZ" "$bluez0" 15 || { tbd_dump; tb_fail "the identity was not registered with the new bluetoothd"; }
 tbd_wait_frames 10000 "$TB_RIG_HEX" "$TBG_ADV" >/dev/null || { tbd_dump; tb_fail "not back on air after bluetoothd restarted"; }
 database_of bluetoothd
 read_by "through the new bluetoothd"

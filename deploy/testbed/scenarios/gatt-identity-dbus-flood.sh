@@ -10,19 +10,13 @@
 . "$TB_REPO/deploy/testbed/lib-gatt.sh"
 . "$TB_REPO/deploy/testbed/session-lib.sh"
 id="urn:altbeacond:dbus-flood-identity:0123"
-count() { grep -c "$1" /tmp/altbeacond.log; }
-wait_count() {
-  local i
-  for ((i = 0; i < $3 * 20; i++)); do [ "$(count "$1")" -gt "$2" ] && return 0; _tb_sleep 0.05; done
-  return 1
-}
 BY_BLUEZ="served by bluetoothd over D-Bus"
 tbs_btvirt3 le || tb_fail "btvirt with three controllers did not start"
 TBG_CENTRAL=hci2
 tb_bluetoothd_start || tb_fail "bluetoothd did not start"
 tbd_config "[gatt_identity]" "identifier = \"$id\"" "[bluetooth]" "rotation_ms = 300"
 tbd_start
-wait_count "$BY_BLUEZ" 0 15 || { tbd_dump; tb_fail "the identity was not registered with bluetoothd"; }
+tbg_wait_count "$BY_BLUEZ" 0 15 || { tbd_dump; tb_fail "the identity was not registered with bluetoothd"; }
 # the daemon's unique name on the bus: the one whose process is the daemon's
 name=
 for n in $(dbus-send --system --print-reply --dest=org.freedesktop.DBus / org.freedesktop.DBus.ListNames | sed -n 's/.*string "\(:[0-9.]*\)".*/\1/p'); do
@@ -30,7 +24,7 @@ for n in $(dbus-send --system --print-reply --dest=org.freedesktop.DBus / org.fr
   [ "$p" = "$TB_DAEMON_PID" ] && { name=$n; break; }
 done
 [ -n "$name" ] || tb_fail "the daemon's bus name not found"
-bluez0=$(count "$BY_BLUEZ") reg0=$(count "registering")
+bluez0=$(tbg_count "$BY_BLUEZ") reg0=$(tbg_count "registering")
 # The flood, as user nobody, for as long as the reads take.
 (
   for i in $(seq 20); do
@@ -48,10 +42,10 @@ done
 kill "$flood" 2>/dev/null; wait "$flood" 2>/dev/null
 signals=$(awk '{ s += $2 } END { print s + 0 }' /tmp/flood.log)
 [ "$signals" -gt 1000 ] || { cat /tmp/flood.log; tb_fail "the flood sent only $signals signals"; }
-[ "$(count "dropped a .*-byte message from the D-Bus system bus")" = 1 ] \
+[ "$(tbg_count "dropped a .*-byte message from the D-Bus system bus")" = 1 ] \
   || { tbd_dump; tb_fail "the dropped messages were not said exactly once"; }
 grep -qE "bluetoothd cannot serve it|not a D-Bus message|left the bus" /tmp/altbeacond.log && { tbd_dump; tb_fail "the bus connection fell during the flood"; }
-[ "$(count "registering")" = "$reg0" ] && [ "$(count "$BY_BLUEZ")" = "$bluez0" ] \
+[ "$(tbg_count "registering")" = "$reg0" ] && [ "$(tbg_count "$BY_BLUEZ")" = "$bluez0" ] \
   || { tbd_dump; tb_fail "the identity was registered again during the flood"; }
 tbd_alive
 tbd_finish
