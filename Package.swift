@@ -16,10 +16,13 @@ let package = Package(
         .target(name: "CGPIOD", linkerSettings: [.linkedLibrary("gpiod")]),
         // C: Linux headers Glibc does not import (signalfd, inotify, rfkill).
         .target(name: "CLinux"),
+        // C: a TLS client over Mbed TLS 2.28 (bookworm) or 3.6 (trixie), for the monitor's MQTT.
+        // The order matters to a static link: mbedtls needs mbedx509, which needs mbedcrypto.
+        .target(name: "CTLS", linkerSettings: [.linkedLibrary("mbedtls"), .linkedLibrary("mbedx509"), .linkedLibrary("mbedcrypto")]),
         // Pure Swift, no I/O: config, payload, HCI codecs, LED patterns, recovery policy.
         .target(name: "BeaconKit"),
         // The only module that touches the OS.
-        .target(name: "BeaconLinux", dependencies: ["BeaconKit", "CBlueZ", "CGPIOD", "CLinux"]),
+        .target(name: "BeaconLinux", dependencies: ["BeaconKit", "CBlueZ", "CGPIOD", "CLinux", "CTLS"]),
         .executableTarget(name: "altbeacond", dependencies: ["BeaconKit", "BeaconLinux"]),
         // Test helper (not installed): TOML on stdin, toml-test tagged JSON on stdout.
         .executableTarget(name: "toml-test-decoder", dependencies: ["BeaconKit"]),

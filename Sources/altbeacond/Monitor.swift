@@ -32,6 +32,12 @@ func monitorCommand(configPath: String, once: Bool, timeoutSeconds: UInt32?) -> 
         writeStandardError("altbeacond: \(e.text)\n")
         return ExitCode.config
     }
+    // The TLS files likewise, and any that cannot be used at all: a CA file that does not parse
+    // is a mistake in the setup, not a broker that is down.
+    if !once, let tls = config.mqtt?.tls, case .failure(let e) = TLSClientConfig.load(tls) {
+        writeStandardError("altbeacond: \(e.text)\n")
+        return ExitCode.config
+    }
     if let code = requireBluetoothCapabilities(for: "the monitor") { return code == ExitCode.permission && once ? 3 : code }
     let control: HCIControlSocket, signals: SignalDescriptor
     switch openObserverSockets(signals: [SIGTERM, SIGINT, SIGHUP]) {

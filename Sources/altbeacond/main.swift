@@ -36,6 +36,8 @@ func main() -> Int32 {
         return runDaemon(configPath: path)
     case .success(.calibrate(let adapter, let seconds)):
         return calibrateCommand(adapter: adapter, seconds: seconds)
+    case .success(.checkMonitor(let path)):
+        return checkMonitorCommand(path: path)
     case .success(.monitor(let path, let once, let timeout)):
         return monitorCommand(configPath: path, once: once, timeoutSeconds: timeout)
     case .success(.health(let path, let json)):

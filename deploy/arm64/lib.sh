@@ -15,7 +15,7 @@ ARM64_CHROOT=$ARM64_CACHE/chroot
 # toolchain for hci_vhci/gpio-sim; the testbed's userland (BlueZ tools and emulator, libgpiod tools,
 # busybox for the initramfs). Changing this list rebuilds the chroot.
 ARM64_PACKAGES=(
-  swiftlang libbluetooth-dev libgpiod-dev libc6-dev libstdc++-14-dev file binutils gcc make
+  swiftlang libbluetooth-dev libgpiod-dev libmbedtls-dev libc6-dev libstdc++-14-dev file binutils gcc make
   linux-headers-arm64 kmod xz-utils
   bluez bluez-test-tools gpiod rfkill util-linux procps busybox-static python3-minimal
   # the health and monitor scenarios (SPEC §10): the broker and its clients, node_exporter, curl,

@@ -10,6 +10,8 @@ public enum Command: Equatable, Sendable {
     case calibrate(adapter: String, seconds: UInt32)
     /// The observer daemon (SPEC §10); `once`: scan `timeoutSeconds` (default 10), print, exit.
     case monitor(configPath: String, once: Bool, timeoutSeconds: UInt32?)
+    /// `monitor --check`: the monitor's config validated as `check` does the beacon's.
+    case checkMonitor(configPath: String)
     case help
     case version
 }
@@ -33,10 +35,11 @@ public enum Arguments {
                                            hears it (S seconds, default 20), the power lines to paste
       altbeacond health [--json] [--status PATH]
                                            the running daemon's health, as monitoring plugins report it
-      altbeacond monitor [--config PATH] [--once [--timeout S]]
+      altbeacond monitor [--config PATH] [--once [--timeout S] | --check]
                                            watch that the expected beacons are on air (config
                                            \(defaultMonitorConfigPath)); --once: scan S seconds (default
-                                           10), print a table, exit 0 all heard, 2 any silent, 3 no adapter
+                                           10), print a table, exit 0 all heard, 2 any silent, 3 no adapter;
+                                           --check: validate the config only (exit 0, or 78 and why)
       altbeacond --help | --version
 
     Options:
@@ -119,10 +122,11 @@ public enum Arguments {
             }
             return .success(.calibrate(adapter: adapter, seconds: seconds))
         case "monitor":
-            var config = defaultMonitorConfigPath, once = false, timeout: UInt32?
+            var config = defaultMonitorConfigPath, once = false, check = false, timeout: UInt32?
             while let arg = rest.first {
                 rest.removeFirst()
                 if arg == "--once" { once = true; continue }
+                if arg == "--check" { check = true; continue }
                 if arg == "-h" || arg == "--help" { return .success(.help) }
                 let c = option(arg, &rest, names: ["-c", "--config"])
                 let t = c == .notThis ? option(arg, &rest, names: ["-t", "--timeout"]) : .notThis
@@ -136,6 +140,8 @@ public enum Arguments {
                 }
             }
             if timeout != nil && !once { return .failure(UsageError("--timeout goes with --once")) }
+            if check && once { return .failure(UsageError("--check and --once do not go together")) }
+            if check { return .success(.checkMonitor(configPath: config)) }
             return .success(.monitor(configPath: config, once: once, timeoutSeconds: timeout))
         case "health":
             var path: String?, json = false

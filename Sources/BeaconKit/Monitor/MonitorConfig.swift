@@ -61,6 +61,8 @@ public struct MQTTSettings: Equatable, Sendable {
     public var keepAliveS: UInt16
     /// `discovery_prefix`: Home Assistant's MQTT discovery prefix.
     public var discoveryPrefix: String
+    /// `tls = true` and its files; nil: plain TCP.
+    public var tls: MQTTTLSSettings?
 
     public static let defaultPort: UInt16 = 1883
     public static let defaultKeepAliveS: UInt16 = 60
@@ -68,9 +70,10 @@ public struct MQTTSettings: Equatable, Sendable {
     public static let defaultDiscoveryPrefix = "homeassistant"
 
     public init(host: String, port: UInt16 = MQTTSettings.defaultPort, username: String? = nil, passwordFile: String? = nil,
-                keepAliveS: UInt16 = MQTTSettings.defaultKeepAliveS, discoveryPrefix: String = MQTTSettings.defaultDiscoveryPrefix) {
+                keepAliveS: UInt16 = MQTTSettings.defaultKeepAliveS, discoveryPrefix: String = MQTTSettings.defaultDiscoveryPrefix,
+                tls: MQTTTLSSettings? = nil) {
         self.host = host; self.port = port; self.username = username; self.passwordFile = passwordFile
-        self.keepAliveS = keepAliveS; self.discoveryPrefix = discoveryPrefix
+        self.keepAliveS = keepAliveS; self.discoveryPrefix = discoveryPrefix; self.tls = tls
     }
 }
 

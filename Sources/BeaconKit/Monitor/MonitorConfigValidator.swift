@@ -145,6 +145,8 @@ extension ConfigValidator {
                 out.host = s
             }
         }
+        out.tls = readMQTTTLS(t)
+        if out.tls != nil { out.port = MQTTTLSSettings.defaultPort }
         if let v = integer(t, "mqtt", "port", 1...65535) { out.port = UInt16(truncatingIfNeeded: v) }
         if let (s, p) = string(t, "mqtt", "username") {
             if s.utf8.isEmpty || s.utf8.count > 65535 || s.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {

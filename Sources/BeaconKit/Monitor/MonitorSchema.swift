@@ -4,7 +4,8 @@ enum MonitorSchema {
         ("monitor", ["adapter", "silent_after_s", "rescan_s", "node"]),
         ("expect", []),   // [expect.NAME] tables, whose keys are `expectKeys`
         ("metrics", ["textfile"]),
-        ("mqtt", ["host", "port", "username", "password_file", "keepalive_s", "discovery_prefix"]),
+        ("mqtt", ["host", "port", "username", "password_file", "keepalive_s", "discovery_prefix", "tls", "ca_file", "cert_file",
+                  "key_file", "server_name"]),
     ]
 
     /// The keys of `[expect.NAME]`: `type`, then every expectable frame type's ID keys. Only

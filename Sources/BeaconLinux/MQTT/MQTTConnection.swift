@@ -16,8 +16,8 @@ public protocol MQTTConnectionDelegate: AnyObject {
     func mqttConnection(_ event: MQTTConnectionEvent)
 }
 
-/// One MQTT 3.1.1 session with a broker over TCP on the event loop (no TLS: docs/monitoring.md):
-/// the socket, a non-blocking connect, and the loop timers of BeaconKit's `MQTTClientSession`,
+/// One MQTT 3.1.1 session with a broker over TCP, or TLS over it, on the event loop: the socket,
+/// a non-blocking connect, the TLS handshake (stepped as the socket is ready), and the loop timers of BeaconKit's `MQTTClientSession`,
 /// which decides everything else (CONNACK deadline, keep-alive, liveness, acknowledgements).
 /// While the socket is backed up, packets wait in BeaconKit's bounded `MQTTOutbox`. The owner
 /// reconnects (with back-off) after `.closed`.
@@ -28,6 +28,12 @@ public final class MQTTConnection {
     public weak var delegate: MQTTConnectionDelegate?
     /// The socket while TCP connects; then `stream` owns it.
     private var connecting: FileDescriptor?
+    /// TLS for this attempt: the loaded files and the name the broker's certificate must carry.
+    private var tls: (config: TLSClientConfig, serverName: String)?
+    /// The socket and its session while the TLS handshake runs.
+    private var handshaking: (fd: FileDescriptor, session: TLSSession)?
+    /// The protocol and cipher suite of the session up now, nil for plain TCP.
+    public private(set) var tlsAgreed: String?
     private var stream: StreamSocket?
     private var session: MQTTClientSession?
     private let connAckTimer: LoopTimer
@@ -48,9 +54,13 @@ public final class MQTTConnection {
 
     public var state: State { session?.state ?? .closed }
 
-    /// Starts connecting to `address` (IPv4 or IPv6 literal) `port`; CONNECT goes once TCP is up.
-    public func open(address: String, port: UInt16, connect packet: MQTTConnect) {
+    /// Starts connecting to `address` (IPv4 or IPv6 literal) `port`; CONNECT goes once TCP is up,
+    /// or with `tls` once the handshake is done and the broker's certificate verified. The
+    /// session's CONNACK deadline covers the handshake too.
+    public func open(address: String, port: UInt16, connect packet: MQTTConnect,
+                     tls: (config: TLSClientConfig, serverName: String)? = nil) {
         close()
+        self.tls = tls
         let s = MQTTClientSession(connect: packet)
         session = s
         let start = s.start()
@@ -87,6 +97,10 @@ public final class MQTTConnection {
         connAckTimer.cancel(); keepAliveTimer.cancel()
         if let connecting { loop.unwatch(connecting); connecting.close() }
         connecting = nil
+        if let (fd, _) = handshaking { loop.unwatch(fd); fd.close() }
+        handshaking = nil
+        tls = nil
+        tlsAgreed = nil
         stream?.close()
         stream = nil
         session = nil
@@ -105,7 +119,42 @@ public final class MQTTConnection {
         getsockopt(fd.rawValue, SOL_SOCKET, SO_ERROR, &err, &len)
         guard err == 0 else { return fail("cannot connect: \(Errno(err))") }
         connecting = nil
-        let s = StreamSocket(loop: loop, fd: fd, peer: "the broker", delegate: self)
+        loop.unwatch(fd)
+        guard let tls else { return opened(fd, transport: nil) }
+        switch TLSSession.start(tls.config, fd: fd, serverName: tls.serverName) {
+        case .failure(let e):
+            fd.close()
+            fail(e.text)
+        case .success(let s):
+            handshaking = (fd, s)
+            stepHandshake()
+        }
+    }
+
+    /// One step of the TLS handshake; on again when the socket is ready for the next.
+    private func stepHandshake() {
+        guard let (fd, s) = handshaking else { return }
+        switch s.handshake() {
+        case .done:
+            loop.unwatch(fd)
+            handshaking = nil
+            tlsAgreed = s.agreed
+            opened(fd, transport: TLSTransport(s))
+        case .wantRead:
+            loop.watch(fd, lost: { [weak self] e in self?.fail("the connection broke during the TLS handshake (\(e))") }) { [weak self] in
+                self?.stepHandshake()
+            }
+        case .wantWrite:
+            loop.watchWritable(fd) { [weak self] in self?.stepHandshake() }
+        case .closed:
+            fail("the broker closed the connection during the TLS handshake")
+        case .failed(let why):
+            fail(why)
+        }
+    }
+
+    private func opened(_ fd: FileDescriptor, transport: StreamTransport?) {
+        let s = StreamSocket(loop: loop, fd: fd, transport: transport, peer: "the broker", delegate: self)
         stream = s
         s.watch()
         perform(session?.transportOpened(nowMs: loop.now) ?? [])

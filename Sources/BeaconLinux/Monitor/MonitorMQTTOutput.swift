@@ -3,7 +3,7 @@ import Glibc
 
 /// The monitor's MQTT output (SPEC §10): one `MQTTConnection` to the broker, what to publish
 /// decided by BeaconKit's `MonitorPublisher`. Reconnects with back-off, one log line per cause;
-/// the password file is read again at every attempt. The client ID is one per machine and
+/// the password file and the TLS files are read again at every attempt. The client ID is one per machine and
 /// adapter, and another monitor under our node name (or our client ID) is said once
 /// (`MonitorNodeClash`).
 public final class MonitorMQTTOutput: MonitorOutput, MQTTConnectionDelegate, ResolverDelegate {
@@ -86,7 +86,8 @@ public final class MonitorMQTTOutput: MonitorOutput, MQTTConnectionDelegate, Res
     public func mqttConnection(_ event: MQTTConnectionEvent) {
         switch event {
         case .connected:
-            log.info("MQTT: connected to \(broker)\(retry.succeeded() == nil ? "" : " again")")
+            let over = connection.tlsAgreed.map { " over \($0), the certificate of \(settings.tls?.expectedName(host: settings.host) ?? "") verified" } ?? ""
+            log.info("MQTT: connected to \(broker)\(over)\(retry.succeeded() == nil ? "" : " again")")
             connectedAtMs = loop.now
             saidDrops = false
             if let status = source?.status { perform(publisher.connected(status, health: health(), nowMs: loop.now)) }
@@ -129,6 +130,15 @@ public final class MonitorMQTTOutput: MonitorOutput, MQTTConnectionDelegate, Res
             case .failure(let why): return lost(why.text)
             }
         }
+        // The TLS files are loaded again at each attempt too: a renewed certificate is used
+        // without a restart.
+        var tls: (config: TLSClientConfig, serverName: String)?
+        if let t = settings.tls {
+            switch TLSClientConfig.load(t) {
+            case .success(let c): tls = (c, t.expectedName(host: settings.host))
+            case .failure(let why): return lost(why.text)
+            }
+        }
         let packet: MQTTConnect
         do throws(MQTTWireError) {
             let will = try MQTTWill(topic: publisher.statusTopic, message: Array("offline".utf8), retain: true)
@@ -137,7 +147,7 @@ public final class MonitorMQTTOutput: MonitorOutput, MQTTConnectionDelegate, Res
         } catch {
             return lost("cannot make the CONNECT packet (\(error))")
         }
-        connection.open(address: address, port: settings.port, connect: packet)
+        connection.open(address: address, port: settings.port, connect: packet, tls: tls)
     }
 
     /// Unreachable, refused (wrong credentials), broken: said once per cause, tried again.
@@ -187,26 +197,4 @@ public final class MonitorMQTTOutput: MonitorOutput, MQTTConnectionDelegate, Res
             }
         }
     }
-}
-
-public struct PasswordFileError: Error {
-    public var text: String
-    /// Refused for its owner or mode (not merely unreadable now).
-    public var refused = false
-}
-
-/// `[mqtt] password_file`'s first line, once its owner and mode passed `MonitorPasswordFile`
-/// (judged on the open descriptor, so what is judged is what is read).
-public func readPasswordFile(_ path: String) -> Result<[UInt8], PasswordFileError> {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { return .failure(PasswordFileError(text: "cannot read the MQTT password file \(path) (\(Errno.current))")) }
-    defer { close(fd) }
-    var st = stat()
-    guard fstat(fd, &st) == 0 else { return .failure(PasswordFileError(text: "cannot read the MQTT password file \(path) (\(Errno.current))")) }
-    let facts = MonitorPasswordFile.Facts(mode: UInt32(st.st_mode), owner: st.st_uid, group: st.st_gid, uid: geteuid(), gid: getegid())
-    if let why = MonitorPasswordFile.problem(path: path, facts) { return .failure(PasswordFileError(text: why, refused: true)) }
-    var bytes = [UInt8](repeating: 0, count: 4096)
-    let n = read(fd, &bytes, bytes.count)
-    guard n >= 0 else { return .failure(PasswordFileError(text: "cannot read the MQTT password file \(path) (\(Errno.current))")) }
-    return .success(Array(bytes[0..<n].prefix { $0 != 0x0a && $0 != 0x0d }))
 }

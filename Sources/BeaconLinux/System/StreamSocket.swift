@@ -15,22 +15,74 @@ extension StreamSocketDelegate {
     func streamDrained(_ stream: StreamSocket) {}
 }
 
+/// What one read or write on a stream's transport came to.
+enum TransportIO: Equatable {
+    /// Bytes read or taken (reads: at least one).
+    case moved(Int)
+    /// Nothing now: try again when the socket is ready.
+    case wouldBlock
+    /// The peer closed the stream.
+    case closed
+    case failed(String)
+}
+
+/// How a `StreamSocket`'s bytes cross: the socket itself, or a TLS session over it.
+protocol StreamTransport: AnyObject {
+    func receive(into buf: inout [UInt8]) -> TransportIO
+    func transmit(_ bytes: UnsafeRawBufferPointer) -> TransportIO
+    /// Bytes wait beyond the socket, where poll cannot see them (inside a TLS session).
+    var hasPending: Bool { get }
+    /// Last words before the socket closes (TLS's close_notify), never blocking.
+    func closing()
+}
+
+/// The socket itself (EINTR retried by `syscall`; no SIGPIPE).
+final class PlainTransport: StreamTransport {
+    private let fd: FileDescriptor
+    init(_ fd: FileDescriptor) { self.fd = fd }
+
+    func receive(into buf: inout [UInt8]) -> TransportIO {
+        do throws(Errno) {
+            guard let n = try readUnlessWouldBlock(fd, &buf) else { return .wouldBlock }
+            return n == 0 ? .closed : .moved(n)
+        } catch {
+            return .failed("\(error)")
+        }
+    }
+
+    func transmit(_ bytes: UnsafeRawBufferPointer) -> TransportIO {
+        let raw = fd.rawValue
+        do throws(Errno) {
+            return .moved(try syscall { Glibc.send(raw, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL)) })
+        } catch where error == .wouldBlock {
+            return .wouldBlock
+        } catch {
+            return .failed("\(error)")
+        }
+    }
+
+    var hasPending: Bool { false }
+    func closing() {}
+}
+
 /// A connected, non-blocking stream socket on the event loop (the D-Bus system bus, an MQTT
 /// broker): bytes out through an outbox written as fast as the socket takes them (the loop
 /// watches input only, so a full socket is tried again shortly), bytes in handed over as they
-/// arrive. The first failure closes it and is reported once to the delegate, in words that name
+/// arrive, through a `StreamTransport` (plain, or TLS). The first failure closes it and is reported once to the delegate, in words that name
 /// `peer` ("the broker closed the connection").
 final class StreamSocket {
     private let loop: EventLoop
     private let fd: FileDescriptor
+    private let transport: StreamTransport
     private let peer: String
     private var outbox: [UInt8] = []
     private let flushTimer: LoopTimer
     private(set) var isOpen = true
     weak var delegate: StreamSocketDelegate?
 
-    init(loop: EventLoop, fd: FileDescriptor, peer: String, delegate: StreamSocketDelegate) {
+    init(loop: EventLoop, fd: FileDescriptor, transport: StreamTransport? = nil, peer: String, delegate: StreamSocketDelegate) {
         self.loop = loop; self.fd = fd; self.peer = peer
+        self.transport = transport ?? PlainTransport(fd)
         self.delegate = delegate
         flushTimer = loop.makeTimer()
     }
@@ -57,6 +109,7 @@ final class StreamSocket {
         isOpen = false
         flushTimer.cancel()
         loop.unwatch(fd)
+        transport.closing()
         fd.close()
         outbox = []
     }
@@ -69,15 +122,16 @@ final class StreamSocket {
 
     private func flush() {
         while isOpen, !outbox.isEmpty {
-            let raw = fd.rawValue
-            do throws(Errno) {
-                let n = try syscall { outbox.withUnsafeBytes { Glibc.send(raw, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } }
+            switch outbox.withUnsafeBytes({ transport.transmit($0) }) {
+            case .moved(let n):
                 outbox.removeFirst(n)
-            } catch where error == .wouldBlock {
+            case .wouldBlock:
                 flushTimer.schedule(afterMs: 20) { [weak self] in self?.flushAgain() }
                 return
-            } catch {
-                return fail("writing to \(peer) failed (\(error))")
+            case .closed:
+                return fail("\(peer) closed the connection")
+            case .failed(let why):
+                return fail("writing to \(peer) failed (\(why))")
             }
         }
     }
@@ -94,15 +148,14 @@ final class StreamSocket {
     private func readAvailable() {
         var buf = [UInt8](repeating: 0, count: 8192)
         for _ in 0..<Self.readsPerTurn where isOpen {
-            let n: Int?
-            do throws(Errno) {
-                n = try readUnlessWouldBlock(fd, &buf)
-            } catch {
-                return fail("reading from \(peer) failed (\(error))")
+            switch transport.receive(into: &buf) {
+            case .moved(let n): delegate?.stream(self, received: Array(buf[0..<n]))
+            case .wouldBlock: return
+            case .closed: return fail("\(peer) closed the connection")
+            case .failed(let why): return fail("reading from \(peer) failed (\(why))")
             }
-            guard let n else { return }
-            if n == 0 { return fail("\(peer) closed the connection") }
-            delegate?.stream(self, received: Array(buf[0..<n]))
         }
+        // What a TLS session holds already decrypted wakes no poll: read on, next turn.
+        if isOpen && transport.hasPending { loop.post { [weak self] in self?.readAvailable() } }
     }
 }

@@ -1,0 +1,128 @@
+# timeout: 240
+# arch: amd64
+# (openssl makes the test's certificates; it is in the amd64 root file system, not the arm64 one.)
+# Issue 30, TLS to the broker: `altbeacond monitor` (no adapter needed: its MQTT output runs all the
+# same) against Debian's mosquitto with three TLS listeners (a good certificate; an expired one; one
+# that asks for a client certificate). Connected and publishing with the right CA and server name;
+# refused, said plainly and tried again with a wrong CA, an expired certificate and a wrong server
+# name, and by the listener that wants a client certificate without one; connected with one. At
+# start: a client key others can read, a CA file that is not PEM, and TLS files without tls = true.
+. "$TB_REPO/deploy/testbed/lib.sh"
+ip link set lo up
+T=/tmp/tls
+mkdir -p "$T" && cd "$T" || tb_fail "no $T"
+
+# --- certificates: a CA, another CA, the broker's (valid; expired), a client's ------------------
+ossl() { openssl "$@" >>"$T/openssl.log" 2>&1 || { cat "$T/openssl.log"; tb_fail "openssl $1"; }; }
+ossl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 30 -subj /CN=altbeacond-test-ca
+ossl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout other-ca.key -out other-ca.pem -days 30 -subj /CN=another-ca
+ossl req -newkey rsa:2048 -nodes -keyout broker.key -out broker.csr -subj /CN=broker.test
+printf 'subjectAltName = DNS:broker.test\n' >san.ext
+ossl x509 -req -in broker.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 30 -extfile san.ext -out broker.pem
+# expired: `openssl ca` takes explicit dates (x509 -req has none in OpenSSL 3.0)
+mkdir -p ca-db && : >ca-db/index.txt && echo 1000 >ca-db/serial
+printf '[ca]\ndefault_ca = t\n[t]\ndatabase = %s/ca-db/index.txt\nserial = %s/ca-db/serial\nnew_certs_dir = %s/ca-db\ndefault_md = sha256\npolicy = p\ncopy_extensions = copy\n[p]\ncommonName = supplied\n' \
+  "$T" "$T" "$T" >ca.cnf
+ossl ca -batch -config ca.cnf -cert ca.pem -keyfile ca.key -in broker.csr -out expired.pem \
+  -startdate 20200101000000Z -enddate 20200201000000Z -extfile san.ext
+ossl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout client.key -out client.csr -subj /CN=monitor
+ossl x509 -req -in client.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 30 -out client.pem
+chmod 0600 client.key
+
+# --- the broker: plain on 1883 (the test's own view), TLS on 8883, 8884 (expired), 8885 (client
+# certificate required) -----------------------------------------------------------------------------
+cat >mosquitto.conf <<CONF
+allow_anonymous true
+listener 1883 127.0.0.1
+listener 8883 127.0.0.1
+cafile $T/ca.pem
+certfile $T/broker.pem
+keyfile $T/broker.key
+listener 8884 127.0.0.1
+cafile $T/ca.pem
+certfile $T/expired.pem
+keyfile $T/broker.key
+listener 8885 127.0.0.1
+cafile $T/ca.pem
+certfile $T/broker.pem
+keyfile $T/broker.key
+require_certificate true
+CONF
+mosquitto -c mosquitto.conf >mosquitto.log 2>&1 &
+for ((i = 0; i < 50; i++)); do mosquitto_sub -t x -W 1 -C 1 >/dev/null 2>&1; [ $? != 27 ] || break; _tb_sleep 0.1; done
+
+# monitor NAME PORT [MQTT LINES...]: a monitor whose broker is 127.0.0.1:PORT, its log /tmp/NAME.log
+PIDS=()
+monitor() {
+  local name=$1 port=$2 line
+  shift 2
+  { printf '[monitor]\nadapter = "hci7"\nnode = "%s"\n[expect.rig]\ntype = "altbeacon"\n' "$name"
+    printf 'uuid = "2f234454-cf6d-4a0f-adf2-f4911ba9ffa6"\nmajor = 1\nminor = 2\n[mqtt]\nhost = "127.0.0.1"\nport = %s\n' "$port"
+    for line in "$@"; do printf '%s\n' "$line"; done; } >"/tmp/$name.toml"
+  "$ALTBEACOND_BIN" monitor --config "/tmp/$name.toml" >"/tmp/$name.log" 2>&1 </dev/null &
+  PIDS+=($!)
+}
+wait_log() {  # NAME PATTERN TIMEOUT_S
+  local i
+  for ((i = 0; i < $3 * 20; i++)); do grep -q "$2" "/tmp/$1.log" && return 0; _tb_sleep 0.05; done
+  return 1
+}
+dump() { for f in "$@"; do echo "--- $f:"; cat "$f"; done; }
+tls=('tls = true' "ca_file = \"$T/ca.pem\"" 'server_name = "broker.test"')
+
+# --- refused at start -------------------------------------------------------------------------------
+"$ALTBEACOND_BIN" monitor --check --config /dev/stdin >/tmp/notls.log 2>&1 <<TOML && { dump /tmp/notls.log; tb_fail "ca_file without tls accepted"; }
+[monitor]
+adapter = "hci7"
+[expect.rig]
+type = "altbeacon"
+uuid = "2f234454-cf6d-4a0f-adf2-f4911ba9ffa6"
+major = 1
+minor = 2
+[mqtt]
+host = "127.0.0.1"
+ca_file = "$T/ca.pem"
+TOML
+grep -q 'mqtt.ca_file needs mqtt.tls = true' /tmp/notls.log || { dump /tmp/notls.log; tb_fail "ca_file without tls: not said"; }
+cp client.key open.key && chmod 0644 open.key
+monitor openkey 8885 "${tls[@]}" "cert_file = \"$T/client.pem\"" "key_file = \"$T/open.key\""
+wait "${PIDS[-1]}"; rc=$?
+[ "$rc" = 78 ] && grep -q "the MQTT client key $T/open.key is open to every user (mode 0644): refused" /tmp/openkey.log \
+  || { dump /tmp/openkey.log; tb_fail "a client key every user can read: not refused at start (exit $rc)"; }
+printf 'not a certificate\n' >junk.pem
+monitor junkca 8883 'tls = true' "ca_file = \"$T/junk.pem\"" 'server_name = "broker.test"'
+wait "${PIDS[-1]}"; rc=$?
+[ "$rc" = 78 ] && grep -q "cannot use the CA file $T/junk.pem" /tmp/junkca.log \
+  || { dump /tmp/junkca.log; tb_fail "a CA file that is not PEM: not refused at start (exit $rc)"; }
+
+# --- connected, and refused at the handshake ------------------------------------------------------
+monitor good 8883 "${tls[@]}"
+monitor wrongca 8883 'tls = true' "ca_file = \"$T/other-ca.pem\"" 'server_name = "broker.test"'
+monitor expired 8884 "${tls[@]}"
+monitor wrongname 8883 'tls = true' "ca_file = \"$T/ca.pem\"" 'server_name = "other.test"'
+monitor nocert 8885 "${tls[@]}"
+monitor withcert 8885 "${tls[@]}" "cert_file = \"$T/client.pem\"" "key_file = \"$T/client.key\""
+
+wait_log good "MQTT: connected to 127.0.0.1:8883 over TLSv1.[23] .*, the certificate of broker.test verified" 15 \
+  || { dump /tmp/good.log mosquitto.log; tb_fail "good: not connected over TLS"; }
+[ "$(mosquitto_sub -t altbeacond/good/status -C 1 -W 3 2>/dev/null)" = online ] \
+  || tb_fail "good: no retained status online at the broker"
+wait_log withcert "MQTT: connected to 127.0.0.1:8885 over TLS" 15 || { dump /tmp/withcert.log mosquitto.log; tb_fail "withcert: not connected"; }
+wait_log wrongca "the broker's certificate is not trusted: the certificate is not correctly signed by the trusted CA" 15 \
+  || { dump /tmp/wrongca.log; tb_fail "wrong CA: not said"; }
+wait_log expired "the broker's certificate is not trusted: the certificate validity has expired" 15 \
+  || { dump /tmp/expired.log; tb_fail "expired certificate: not said"; }
+wait_log wrongname "the broker's certificate is not trusted: the certificate Common Name (CN) does not match with the expected CN" 15 \
+  || { dump /tmp/wrongname.log; tb_fail "wrong server name: not said"; }
+wait_log nocert "MQTT: .*TLS" 15 || { dump /tmp/nocert.log mosquitto.log; tb_fail "no client certificate: not said"; }
+# Each refusal is tried again with back-off, said once per cause, and never connects.
+_tb_sleep 4
+for n in wrongca expired wrongname nocert; do
+  ! grep -q 'MQTT: connected' "/tmp/$n.log" || { dump "/tmp/$n.log"; tb_fail "$n connected"; }
+  kill -0 "${PIDS[@]}" 2>/dev/null || tb_fail "a monitor exited"
+done
+tb_log "good: $(grep -o 'connected to .*' /tmp/good.log | head -1)"
+for n in wrongca expired wrongname nocert; do tb_log "$n: $(grep -m1 -o 'MQTT: .*' "/tmp/$n.log" | tail -1)"; done
+tb_log "the monitor's TLS: $(grep -m1 -o 'TLS library .*' /tmp/good.log || true)"
+kill "${PIDS[@]}" 2>/dev/null
+tb_pass
