@@ -204,6 +204,7 @@ static int outcome(ctls_session *s, int ret, const char *doing, char *err, size_
         return CTLS_FAILED;
     case MBEDTLS_ERR_NET_SEND_FAILED:
     case MBEDTLS_ERR_NET_RECV_FAILED:
+        if (s->io_errno == EPIPE || s->io_errno == ECONNRESET) return CTLS_CLOSED;
         snprintf(err, errlen, "%s: %s", doing, strerror(s->io_errno));
         return CTLS_FAILED;
     default:
@@ -215,9 +216,7 @@ static int outcome(ctls_session *s, int ret, const char *doing, char *err, size_
 int ctls_handshake(ctls_session *s, char *err, size_t errlen) {
     int ret = mbedtls_ssl_handshake(&s->ssl);
     if (ret == 0) return 0;
-    int r = outcome(s, ret, "the TLS handshake failed", err, errlen);
-    if (r == CTLS_CLOSED) { snprintf(err, errlen, "the broker closed the connection during the TLS handshake"); return CTLS_FAILED; }
-    return r;
+    return outcome(s, ret, "the TLS handshake failed", err, errlen);
 }
 
 long ctls_read(ctls_session *s, unsigned char *buf, size_t len, char *err, size_t errlen) {

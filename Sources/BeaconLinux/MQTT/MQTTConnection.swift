@@ -147,7 +147,9 @@ public final class MQTTConnection {
         case .wantWrite:
             loop.watchWritable(fd) { [weak self] in self?.stepHandshake() }
         case .closed:
-            fail("the broker closed the connection during the TLS handshake")
+            // mosquitto's require_certificate does just that to a client without one
+            let hint = tls?.config.hasClientCertificate == false ? " (does it want a client certificate? cert_file and key_file)" : ""
+            fail("the broker closed the connection during the TLS handshake\(hint)")
         case .failed(let why):
             fail(why)
         }

@@ -58,6 +58,10 @@ public final class MonitorMQTTOutput: MonitorOutput, MQTTConnectionDelegate, Res
     public func start(_ source: MonitorStatusSource) {
         self.source = source
         log.info("MQTT: client ID \(clash.clientID) (from \(identitySource) and \(adapter))")
+        if let t = settings.tls {
+            let client = t.certFile.map { "; client certificate \($0)" } ?? ""
+            log.info("MQTT: TLS with \(TLSClientConfig.library): the broker's certificate checked against \(t.caFile) for \(t.expectedName(host: settings.host))\(client)")
+        }
         connect()
     }
 

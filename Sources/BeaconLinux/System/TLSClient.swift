@@ -15,6 +15,8 @@ enum TLSStep: Equatable {
 /// file replaced on disk is used at the next one). Mbed TLS, statically linked (CTLS's shim).
 public final class TLSClientConfig {
     fileprivate let raw: OpaquePointer
+    /// A client certificate is offered.
+    let hasClientCertificate: Bool
 
     /// The library and its version, for the log.
     public static var library: String { String(cString: ctls_library()) }
@@ -36,10 +38,10 @@ public final class TLSClientConfig {
                             settings.keyFile, &err, err.count)
         }
         guard let made else { return .failure(MQTTFileError(text: text(err))) }
-        return .success(TLSClientConfig(made))
+        return .success(TLSClientConfig(made, client: settings.keyFile != nil))
     }
 
-    private init(_ raw: OpaquePointer) { self.raw = raw }
+    private init(_ raw: OpaquePointer, client: Bool) { self.raw = raw; hasClientCertificate = client }
     deinit { ctls_config_free(raw) }
 }
 

@@ -13,7 +13,7 @@ enum {
     CTLS_WANT_READ = -1,   // call again once the socket is readable
     CTLS_WANT_WRITE = -2,  // call again once the socket is writable
     CTLS_FAILED = -3,      // err says why; the session is unusable
-    CTLS_CLOSED = -4,      // the peer closed (close_notify or end of stream)
+    CTLS_CLOSED = -4,      // the peer closed (close_notify, end of stream, or reset)
 };
 
 // The trust anchors (PEM file; required), and an optional client certificate (a file) and its
