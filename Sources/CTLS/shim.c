@@ -199,6 +199,8 @@ static int outcome(ctls_session *s, int ret, const char *doing, char *err, size_
     case MBEDTLS_ERR_SSL_PEER_CLOSE_NOTIFY:
     case MBEDTLS_ERR_SSL_CONN_EOF:
         return CTLS_CLOSED;
+    case MBEDTLS_ERR_SSL_FATAL_ALERT_MESSAGE:
+        return CTLS_ALERT;
     case MBEDTLS_ERR_X509_CERT_VERIFY_FAILED:
         verify_failure(s, err, errlen);
         return CTLS_FAILED;

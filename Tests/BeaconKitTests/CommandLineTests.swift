@@ -13,6 +13,9 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(try Arguments.parse(["--help"]).get(), .help)
         XCTAssertEqual(try Arguments.parse(["run", "--help"]).get(), .help)
         XCTAssertEqual(try Arguments.parse(["--version"]).get(), .version)
+        XCTAssertEqual(try Arguments.parse(["monitor", "--check"]).get(), .checkMonitor(configPath: "/etc/altbeacond/monitor.toml"))
+        XCTAssertEqual(try Arguments.parse(["monitor", "--config", "/m.toml", "--check"]).get(), .checkMonitor(configPath: "/m.toml"))
+        XCTAssertEqual(try Arguments.parse(["monitor", "-c", "/m.toml"]).get(), .monitor(configPath: "/m.toml", once: false, timeoutSeconds: nil))
     }
 
     func testUsageErrors() {
@@ -28,6 +31,7 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(message(["scan", "--adapter", "bt0"]), "--adapter takes hciN, not 'bt0'")
         XCTAssertEqual(message(["scan", "--timeout", "0"]), "--timeout takes a whole number of seconds, not '0'")
         XCTAssertEqual(message(["scan", "-t"]), "option '-t' needs a value")
+        XCTAssertEqual(message(["monitor", "--check", "--once"]), "--check and --once do not go together")
     }
 
     func testAdapterNames() {

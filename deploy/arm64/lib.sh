@@ -19,8 +19,9 @@ ARM64_PACKAGES=(
   linux-headers-arm64 kmod xz-utils
   bluez bluez-test-tools gpiod rfkill util-linux procps busybox-static python3-minimal
   # the health and monitor scenarios (SPEC §10): the broker and its clients, node_exporter, curl,
-  # python3's json (promtool, 100 MB of prometheus, is checked on x86_64 only)
-  mosquitto mosquitto-clients prometheus-node-exporter curl python3 iproute2
+  # python3's json (promtool, 100 MB of prometheus, is checked on x86_64 only); openssl makes the
+  # TLS scenario's certificates
+  mosquitto mosquitto-clients prometheus-node-exporter curl python3 iproute2 openssl
 )
 
 arm64_log() { echo "arm64: $*" >&2; }

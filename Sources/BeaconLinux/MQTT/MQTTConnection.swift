@@ -147,9 +147,8 @@ public final class MQTTConnection {
         case .wantWrite:
             loop.watchWritable(fd) { [weak self] in self?.stepHandshake() }
         case .closed:
-            // mosquitto's require_certificate does just that to a client without one
-            let hint = tls?.config.hasClientCertificate == false ? " (does it want a client certificate? cert_file and key_file)" : ""
-            fail("the broker closed the connection during the TLS handshake\(hint)")
+            // mosquitto's require_certificate does just that to a TLS 1.2 client without one
+            fail("the broker closed the connection during the TLS handshake\(tls?.config.refusalHint ?? "")")
         case .failed(let why):
             fail(why)
         }

@@ -17,6 +17,8 @@ public final class TLSClientConfig {
     fileprivate let raw: OpaquePointer
     /// A client certificate is offered.
     let hasClientCertificate: Bool
+    /// What a broker that hangs up on us, or alerts, most likely wants.
+    var refusalHint: String { hasClientCertificate ? "" : " (does it want a client certificate? cert_file and key_file)" }
 
     /// The library and its version, for the log.
     public static var library: String { String(cString: ctls_library()) }
@@ -94,6 +96,7 @@ final class TLSSession {
         case CTLS_WANT_READ: .wantRead
         case CTLS_WANT_WRITE: .wantWrite
         case CTLS_CLOSED: .closed
+        case CTLS_ALERT: .failed("the broker ended the TLS session with a fatal alert\(config.refusalHint)")
         default: .failed(text(err))
         }
     }

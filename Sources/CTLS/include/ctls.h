@@ -14,6 +14,8 @@ enum {
     CTLS_WANT_WRITE = -2,  // call again once the socket is writable
     CTLS_FAILED = -3,      // err says why; the session is unusable
     CTLS_CLOSED = -4,      // the peer closed (close_notify, end of stream, or reset)
+    CTLS_ALERT = -5,       // the peer sent a fatal alert (with TLS 1.3, a refused client
+                           // certificate arrives so, after the client's handshake is done)
 };
 
 // The trust anchors (PEM file; required), and an optional client certificate (a file) and its
