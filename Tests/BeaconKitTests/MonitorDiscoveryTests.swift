@@ -27,7 +27,7 @@ final class MonitorDiscoveryTests: XCTestCase {
     }
 
     func testTheObserverIsADeviceAndEveryViaDeviceNamesIt() throws {
-        let observer = MonitorExport.observerDiscovery(node: "hall.pi", prefix: "homeassistant", health: true)
+        let observer = MonitorExport.observerDiscovery(node: "hall.pi", prefix: "homeassistant")
         XCTAssertEqual(observer.map(\.topic), [
             "homeassistant/binary_sensor/altbeacond__hall_2epi/monitor/config",
             "homeassistant/sensor/altbeacond__hall_2epi/adverts/config",
@@ -35,7 +35,8 @@ final class MonitorDiscoveryTests: XCTestCase {
             "homeassistant/sensor/altbeacond__hall_2epi/beacon_health/config",
         ])
         var identifiers: [JSONValue] = []
-        for (_, payload) in observer {
+        XCTAssertEqual(observer.last?.payload, "", "the Beacon health entity of before issue 32 is removed")
+        for (_, payload) in observer.dropLast() {
             let v = try XCTUnwrap(JSONValue.parse(Array(payload.utf8)), payload)
             identifiers.append(try XCTUnwrap(v["device"]?["identifiers"]))
             XCTAssertNil(v["device"]?["via_device"])
@@ -50,10 +51,6 @@ final class MonitorDiscoveryTests: XCTestCase {
         let adverts = try XCTUnwrap(JSONValue.parse(Array(observer[1].payload.utf8)))
         XCTAssertEqual(adverts["state_topic"]?.string, "altbeacond/hall.pi/observer")
         XCTAssertEqual(adverts["expire_after"]?.integer, Int64(MonitorExport.expireAfterS))
-        let health = try XCTUnwrap(JSONValue.parse(Array(observer[3].payload.utf8)))
-        XCTAssertEqual(health["state_topic"]?.string, "altbeacond/hall.pi/health")
-        XCTAssertEqual(health["options"], .array(["on-air", "degraded", "off-air", "unknown"].map(JSONValue.string)))
-        XCTAssertEqual(MonitorExport.observerDiscovery(node: "hall.pi", prefix: "homeassistant", health: false).last?.payload, "")
 
         for (_, payload) in MonitorExport.discovery(lobby, node: "hall.pi", prefix: "homeassistant") {
             let v = try XCTUnwrap(JSONValue.parse(Array(payload.utf8)))

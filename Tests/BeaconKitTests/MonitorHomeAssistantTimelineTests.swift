@@ -22,7 +22,9 @@ final class MonitorHomeAssistantTimelineTests: XCTestCase {
         let lobby = Expectation(name: "lobby", frame: AltBeaconFrame(BeaconIdentity(uuid: studyGuideUUID, major: 1, minor: 2)))
         var tracker = BeaconTracker(expectations: [lobby], silentAfterMs: 30_000, startMs: 0)
         var publisher = MonitorPublisher(node: "hall.pi", discoveryPrefix: "homeassistant", expectations: [lobby])
-        let health = HealthCheck.Result(verdict: .onAir, reason: "advertising", status: .object([("health", .string("on-air"))]))
+        // The local beacon daemon's status file (issue 32: a device of its own): on air, with a refused edit.
+        let health = HealthCheck.Result(verdict: .degraded, reason: "a refused edit", status: JSONValue.parse(Array(LocalBeaconExportTests.file.utf8)))
+        publisher.machine = LocalMachine(nowS: 1_764_000_125, socTemperatureMilliC: 51_540)
         var out: [Message] = []
         var nextRefreshMs: Int64?
         func status() -> MonitorStatus { MonitorStatus(adapter: "hci1", tracker: tracker, scanning: true, scanProblem: nil) }

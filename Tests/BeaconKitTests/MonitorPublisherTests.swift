@@ -22,14 +22,15 @@ final class MonitorPublisherTests: XCTestCase {
         return nil
     }
     var legacyTopics: [String] { MonitorExport.legacyDiscoveryTopics(lobby, node: "pi", prefix: "homeassistant") }
-    func observerTopics(health: Bool) -> [String] { MonitorExport.observerDiscovery(node: "pi", prefix: "homeassistant", health: health).map(\.topic) }
+    var observerTopics: [String] { MonitorExport.observerDiscovery(node: "pi", prefix: "homeassistant").map(\.topic) }
+    var localTopics: [String] { MonitorExport.localBeaconDiscovery(node: "pi", prefix: "homeassistant", announce: true).map(\.topic) }
     var discoveryTopics: [String] { MonitorExport.discovery(lobby, node: "pi", prefix: "homeassistant").map(\.topic) }
-    let states = ["altbeacond/pi/beacons/lobby", "altbeacond/pi/observer", "altbeacond/pi/health"]
+    let states = ["altbeacond/pi/beacons/lobby", "altbeacond/pi/observer", "altbeacond/pi/health", "altbeacond/pi/beacon"]
 
     func testConnectedSaysEverythingRetainedAndSubscribesToTheBirthTopic() throws {
         var p = publisher()
         let a = p.connected(status(tracker()), health: onAir, nowMs: 0)
-        XCTAssertEqual(topics(a), ["altbeacond/pi/status"] + legacyTopics + observerTopics(health: true) + discoveryTopics + states)
+        XCTAssertEqual(topics(a), ["altbeacond/pi/status"] + legacyTopics + observerTopics + localTopics + discoveryTopics + states)
         XCTAssertEqual(payload(a, "altbeacond/pi/status"), "online")
         XCTAssertEqual(payload(a, "altbeacond/pi/health"), "{\"health\":\"on-air\",\"exit\":0,\"reason\":\"advertising\",\"status\":{\"health\":\"on-air\"}}")
         for t in legacyTopics { XCTAssertEqual(payload(a, t), "", "the IDs before the escaping are cleared") }
@@ -38,19 +39,24 @@ final class MonitorPublisherTests: XCTestCase {
         XCTAssertEqual(a.last, .scheduleRefresh(afterMs: 30_000))
     }
 
-    func testWithoutABeaconDaemonItsHealthEntityIsLeftOutUntilTheFileAppears() {
+    func testWithoutABeaconDaemonItsDeviceIsLeftOutUntilTheFileAppears() {
         var p = publisher()
         let a = p.connected(status(tracker()), health: nil, nowMs: 0)
-        let healthConfig = observerTopics(health: false).last!
-        XCTAssertEqual(payload(a, healthConfig), "", "no entity: an empty retained config removes it")
+        XCTAssertEqual(payload(a, observerTopics.last!), "", "the observer's old Beacon health entity is removed")
+        for t in localTopics { XCTAssertEqual(payload(a, t), "", "no device: an empty retained config removes each entity") }
         XCTAssertEqual(payload(a, "altbeacond/pi/health"), "")
+        XCTAssertEqual(payload(a, "altbeacond/pi/beacon"), "")
+        p.machine = LocalMachine(nowS: 1_764_000_100, socTemperatureMilliC: 47_250)
         let later = p.changed(status(tracker()), health: onAir)
-        XCTAssertTrue(payload(later, healthConfig)?.contains("Beacon health") ?? false, "announced once the file is there")
+        XCTAssertTrue(payload(later, localTopics[0])?.contains("\"On air\"") ?? false, "announced once the file is there")
         XCTAssertTrue(payload(later, "altbeacond/pi/health")?.hasPrefix("{\"health\":\"on-air\"") ?? false)
+        XCTAssertTrue(payload(later, "altbeacond/pi/beacon")?.contains("\"on_air\":true") ?? false)
+        XCTAssertTrue(payload(later, "altbeacond/pi/beacon")?.contains("\"soc_temperature_c\":47.3") ?? false)
         // The daemon stopped (it removes its file): said, not left as it was.
         let gone = p.changed(status(tracker()), health: nil)
         XCTAssertTrue(payload(gone, "altbeacond/pi/health")?.hasPrefix("{\"health\":\"unknown\"") ?? false)
-        XCTAssertNil(payload(gone, healthConfig), "the entity stays")
+        XCTAssertTrue(payload(gone, "altbeacond/pi/beacon")?.hasPrefix("{\"health\":\"unknown\",\"on_air\":false") ?? false)
+        XCTAssertNil(payload(gone, localTopics[0]), "the device stays")
     }
 
     func testChangesGoAtOnceAndEveryStateAtEachRefreshChangedOrNot() {
@@ -67,7 +73,7 @@ final class MonitorPublisherTests: XCTestCase {
         let r = p.refresh(status(t), health: nil, nowMs: 30_000)
         XCTAssertEqual(topics(r), ["altbeacond/pi/beacons/lobby", "altbeacond/pi/observer"],
                        "unchanged, yet said again: HA's expire_after counts from the last message (no health file: its topic was cleared once)")
-        XCTAssertEqual(topics(p.refresh(status(t), health: onAir, nowMs: 60_000)).suffix(3), states)
+        XCTAssertEqual(topics(p.refresh(status(t), health: onAir, nowMs: 60_000)).suffix(states.count), states)
         XCTAssertEqual(r.last, .scheduleRefresh(afterMs: 30_000))
     }
 
@@ -91,7 +97,7 @@ final class MonitorPublisherTests: XCTestCase {
         var p = publisher()
         _ = p.connected(status(tracker()), health: nil, nowMs: 0)
         XCTAssertEqual(topics(p.connected(status(tracker()), health: nil, nowMs: 1)).count,
-                       1 + legacyTopics.count + observerTopics(health: false).count + discoveryTopics.count + states.count)
+                       1 + legacyTopics.count + observerTopics.count + localTopics.count + discoveryTopics.count + states.count)
     }
 
     func testBirthMessageForcesDiscoveryAndTopics() throws {
@@ -100,7 +106,8 @@ final class MonitorPublisherTests: XCTestCase {
         XCTAssertTrue(p.isBirth(try MQTTPublish(topic: "homeassistant/status", payload: Array("online".utf8))))
         XCTAssertFalse(p.isBirth(try MQTTPublish(topic: "homeassistant/status", payload: Array("offline".utf8))))
         XCTAssertFalse(p.isBirth(try MQTTPublish(topic: "other/status", payload: Array("online".utf8))))
-        XCTAssertEqual(topics(p.birth(status(tracker()), health: nil)), observerTopics(health: false) + discoveryTopics + states.dropLast())
+        XCTAssertEqual(topics(p.birth(status(tracker()), health: nil)), observerTopics + localTopics + discoveryTopics + states.dropLast(2),
+                       "the local beacon's empty topics were said once already")
     }
 
     func testStoppingSaysOfflineEvenIfSaidBefore() {

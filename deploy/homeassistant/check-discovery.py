@@ -196,12 +196,36 @@ def check(history, will):
                       f"unavailable after it")
 
 
+# What the local beacon's device (issue 32) shows while the monitor is up, from the unit test's
+# status file: on air with a refused edit.
+LOCAL_BEACON = {"on_air": "on", "health": "degraded", "phase": "advertising", "fault": "none", "rearms": "3",
+                "frames": "altbeacon, ibeacon", "adapter": "hci0", "interval": "100", "config_refused": "on",
+                "soc_temperature": "51.5", "uptime": "125", "version": "0.1.0"}
+
+
+def check_local_beacon(history, will):
+    local = {n: s for n, s in history.items() if n.startswith("altbeacond_beacon__")}
+    for obj, want in LOCAL_BEACON.items():
+        names = [n for n in local if n.endswith("__" + obj)]
+        if len(names) != 1:
+            fail(f"the local beacon's {obj} entity: {len(names)} found")
+            continue
+        up = {s for t, s in local[names[0]] if 1 <= t < will}
+        if up != {want}:
+            fail(f"{names[0]}: {sorted(up)} while the monitor was up, want {want!r}")
+    if len(local) != len(LOCAL_BEACON):
+        fail(f"the local beacon's device has {len(local)} entities, want {len(LOCAL_BEACON)}")
+    elif not failures:
+        print(f"the local beacon's device: {len(local)} entities, each as its status file says while the monitor is up")
+
+
 async def main(path):
     messages = load(path)
     configs = discovery(messages)
     hass = HomeAssistant(tempfile.mkdtemp())
     history, will = replay(messages, configs, hass)
     check(history, will)
+    check_local_beacon(history, will)
     print(f"{len(failures)} failures" if failures else "Home Assistant sees the truth")
     return 1 if failures else 0
 

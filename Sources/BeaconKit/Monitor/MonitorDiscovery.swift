@@ -95,15 +95,14 @@ extension MonitorExport {
 
     /// The observer's device and entities: "Monitor" (connectivity, read from the status topic
     /// itself, so it is OFF, not unavailable, after the will), adverts per second and the
-    /// adapter's state (the observer topic), and, with `health`, the local beacon daemon's
-    /// health (the health topic). `health` false: the pair for that entity has an empty payload,
-    /// which removes it from HA (no beacon daemon on this machine).
-    public static func observerDiscovery(node: String, prefix: String, health: Bool) -> [(topic: String, payload: String)] {
+    /// adapter's state (the observer topic). Last, an empty payload for the "Beacon health"
+    /// entity it had before the local beacon became a device of its own (issue 32): HA drops it.
+    public static func observerDiscovery(node: String, prefix: String) -> [(topic: String, payload: String)] {
         let id = discoveryID(node: node)
         let observer = jsonString(observerTopic(node: node))
         let device = "{\"identifiers\":[\(jsonString(id))],\"name\":\(jsonString(node)),"
             + "\"model\":\"altbeacond monitor (observer)\",\"manufacturer\":\"altbeacond\"}"
-        var out = [
+        return [
             config(Entity(component: "binary_sensor", object: "monitor", name: "Monitor", members: [
                 ("device_class", "\"connectivity\""), ("payload_on", "\"online\""), ("payload_off", "\"offline\""),
                 ("entity_category", "\"diagnostic\""),
@@ -116,21 +115,14 @@ extension MonitorExport {
                 ("value_template", jsonString("{{ 'scanning' if value_json.scanning else (value_json.scan_problem or 'not scanning') }}")),
                 ("json_attributes_topic", observer), ("entity_category", "\"diagnostic\""),
             ]), id: id, node: node, prefix: prefix, state: observer, device: device),
+            (topic: "\(prefix)/sensor/\(id)/beacon_health/config", payload: ""),
         ]
-        let beacon = config(Entity(component: "sensor", object: "beacon_health", name: "Beacon health", members: [
-            ("device_class", "\"enum\""), ("options", "[\"on-air\",\"degraded\",\"off-air\",\"unknown\"]"),
-            ("value_template", jsonString("{{ value_json.health }}")),
-            ("json_attributes_topic", jsonString(healthTopic(node: node))),
-            ("json_attributes_template", jsonString("{{ {'reason': value_json.reason} | tojson }}")),
-        ]), id: id, node: node, prefix: prefix, state: jsonString(healthTopic(node: node)), device: device)
-        out.append(health ? beacon : (topic: beacon.topic, payload: ""))
-        return out
     }
 
     /// One entity's discovery message. `availability`: the status topic says whether the values
     /// are current (not for the entity that shows the status itself), and `expireAfterS` bounds
     /// how old they may be.
-    private static func config(_ ent: Entity, id: String, node: String, prefix: String, state: String, device: String,
+    static func config(_ ent: Entity, id: String, node: String, prefix: String, state: String, device: String,
                                availability: Bool = true) -> (topic: String, payload: String) {
         var m: [(String, String)] = [
             ("name", jsonString(ent.name)),

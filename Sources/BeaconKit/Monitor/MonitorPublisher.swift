@@ -1,6 +1,7 @@
 /// When the monitor publishes what over MQTT (SPEC §10, §12): `altbeacond/<node>/status`
 /// (retained `online`; the will says `offline`), and, retained: each beacon's JSON, the
-/// observer's (adapter, adverts per second), the local beacon daemon's health, and Home Assistant
+/// observer's (adapter, adverts per second), the local beacon daemon's health and its state as a
+/// device of its own (`altbeacond/<node>/beacon`, issue 32), and Home Assistant
 /// discovery, sent again when `<prefix>/status` says `online` (its birth message: it lost what it
 /// knew). A beacon's heard/silent change goes at once; every `refreshMs` each state topic goes
 /// again, changed or not, so that HA's `expire_after` (`MonitorExport.expireAfterS`) only fires
@@ -26,8 +27,11 @@ public struct MonitorPublisher: Sendable {
     /// The adverts counted at the last refresh, for the rate.
     private var lastCount: (atMs: Int64, total: UInt64)?
     private var advertsPerS: Double?
-    /// The local beacon's health entity is announced: once its status file was read.
+    /// The local beacon's device is announced: once its status file was read.
     private var healthAnnounced = false
+    /// The time and the SoC's temperature, for the local beacon's state: set by the caller
+    /// before each call.
+    public var machine = LocalMachine()
 
     public init(node: String, discoveryPrefix: String, expectations: [Expectation]) {
         self.node = node; self.discoveryPrefix = discoveryPrefix; self.expectations = expectations
@@ -100,7 +104,8 @@ public struct MonitorPublisher: Sendable {
     /// The observer first, so that the beacons' `via_device` names a device HA already has.
     private mutating func discovery(force: Bool) -> [Action] {
         var out: [Action] = []
-        for d in MonitorExport.observerDiscovery(node: node, prefix: discoveryPrefix, health: healthAnnounced) {
+        for d in MonitorExport.observerDiscovery(node: node, prefix: discoveryPrefix) { out += publish(d.topic, d.payload, force: force) }
+        for d in MonitorExport.localBeaconDiscovery(node: node, prefix: discoveryPrefix, announce: healthAnnounced) {
             out += publish(d.topic, d.payload, force: force)
         }
         for e in expectations {
@@ -120,9 +125,11 @@ public struct MonitorPublisher: Sendable {
         let gone = HealthCheck.Result(verdict: .unknown, reason: "no status file: the beacon daemon is not running", status: nil)
         if let h = health ?? (healthAnnounced ? gone : nil) {
             out += publish(MonitorExport.healthTopic(node: node), String(h.json.dropLast()), force: force)
+            out += publish(MonitorExport.localBeaconTopic(node: node), MonitorExport.localBeaconJSON(h, machine: machine), force: force)
         } else {
             // No beacon daemon here: nothing retained from one that ran before.
             out += publish(MonitorExport.healthTopic(node: node), "")
+            out += publish(MonitorExport.localBeaconTopic(node: node), "")
         }
         return out
     }

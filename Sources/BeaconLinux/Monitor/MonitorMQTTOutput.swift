@@ -69,7 +69,8 @@ public final class MonitorMQTTOutput: MonitorOutput, MQTTConnectionDelegate, Res
     /// without a change are picked up by the next refresh.
     public func show(_ status: MonitorStatus, changes: [TrackerEvent]) {
         guard connection.state == .connected else { return }
-        perform(publisher.changed(status, health: health()))
+        let h = health()
+        perform(publisher.changed(status, health: h))
     }
 
     /// `offline` said ourselves (a clean DISCONNECT does not fire the will), then DISCONNECT.
@@ -94,7 +95,10 @@ public final class MonitorMQTTOutput: MonitorOutput, MQTTConnectionDelegate, Res
             log.info("MQTT: connected to \(broker)\(over)\(retry.succeeded() == nil ? "" : " again")")
             connectedAtMs = loop.now
             saidDrops = false
-            if let status = source?.status { perform(publisher.connected(status, health: health(), nowMs: loop.now)) }
+            if let status = source?.status {
+                let h = health()
+                perform(publisher.connected(status, health: h, nowMs: loop.now))
+            }
             // Packet identifier 1 is the publisher's subscription.
             perform(clash.connected(packetID: 2))
         case .received(let p) where p.topic == clash.topic:
@@ -103,7 +107,8 @@ public final class MonitorMQTTOutput: MonitorOutput, MQTTConnectionDelegate, Res
             // Home Assistant's birth message: it lost what it knew, discovery goes again.
             guard publisher.isBirth(p), let status = source?.status else { return }
             log.info("MQTT: Home Assistant is online; sending discovery again")
-            perform(publisher.birth(status, health: health()))
+            let h = health()
+            perform(publisher.birth(status, health: h))
         case .closed(let why):
             if let at = connectedAtMs { perform(clash.sessionEnded(connectedForMs: loop.now - at)) }
             connectedAtMs = nil
@@ -165,15 +170,24 @@ public final class MonitorMQTTOutput: MonitorOutput, MQTTConnectionDelegate, Res
 
     private func refresh() {
         guard connection.state == .connected, let status = source?.status else { return }
-        perform(publisher.refresh(status, health: health(), nowMs: loop.now))
+        let h = health()
+        perform(publisher.refresh(status, health: h, nowMs: loop.now))
     }
 
     /// The local beacon daemon's status file judged as `altbeacond health` does; nil without one.
+    /// Also sets what the publisher reads beside it (the time, the SoC's temperature).
     private func health() -> HealthCheck.Result? {
+        publisher.machine = LocalMachine(nowS: wallClockSeconds(), socTemperatureMilliC: socTemperature())
         guard let bytes = try? readFile(healthPath, limit: 1 << 16) else { return nil }
         return HealthCheck.evaluate(path: healthPath, file: bytes, now: wallClockSeconds()) { pid in
             kill(pid, 0) == 0 || errno == EPERM
         }
+    }
+
+    /// The SoC's temperature (millidegrees), nil where the board has no thermal zone.
+    private func socTemperature() -> Int64? {
+        guard let bytes = try? readFile("/sys/class/thermal/thermal_zone0/temp", limit: 64) else { return nil }
+        return Int64(String(decoding: bytes.prefix { $0 != 0x0a }, as: UTF8.self))
     }
 
     private func perform(_ actions: [MonitorPublisher.Action]) {

@@ -1,0 +1,70 @@
+import XCTest
+@testable import BeaconKit
+
+/// Issue 32: the beacon daemon on the monitor's Pi as a Home Assistant device of its own.
+final class LocalBeaconExportTests: XCTestCase {
+    /// A status file as the daemon writes it (StatusExport.json), trimmed to what is read.
+    static let file = """
+        {"version":"0.1.0","pid":412,"started":1764000000,"updated":1764000090,"health":"degraded","exit":1,"state":"advertising",\
+        "summary":"on air","adapter":"hci0","beacon":"2f234454-cf6d-4a0f-adf2-f4911ba9ffa6 1 2","mode":"sets","interval_ms":100,\
+        "frames":[{"frame":"altbeacon","on_air":true},{"frame":"ibeacon","on_air":true},{"frame":"eddystone-tlm","on_air":false}],\
+        "fault":null,"escalation":"none","ladder_failures":0,"rearms":{"reset":2,"down":1,"disabled":0},"escalations":{},\
+        "config_refused":true,"refused_edit":"config.toml:3:9: major must be between 0 and 65535, found 70000","gatt_server":null,"centrals":0}
+        """
+
+    func result(_ verdict: HealthVerdict, _ text: String?) -> HealthCheck.Result {
+        HealthCheck.Result(verdict: verdict, reason: "a reason", status: text.flatMap { JSONValue.parse(Array($0.utf8)) })
+    }
+
+    func testTheStateIsFlatAndComplete() throws {
+        let json = MonitorExport.localBeaconJSON(result(.degraded, Self.file), machine: LocalMachine(nowS: 1_764_000_125, socTemperatureMilliC: 51_540))
+        let v = try XCTUnwrap(JSONValue.parse(Array(json.utf8)), json)
+        XCTAssertEqual(v["health"]?.string, "degraded")
+        XCTAssertEqual(v["on_air"], .bool(true), "degraded is on air")
+        XCTAssertEqual(v["phase"]?.string, "advertising")
+        XCTAssertEqual(v["fault"], .null)
+        XCTAssertEqual(v["rearms"]?.integer, 3, "every cause summed")
+        XCTAssertEqual(v["frames_on_air"]?.string, "altbeacon, ibeacon")
+        XCTAssertEqual(v["adapter"]?.string, "hci0")
+        XCTAssertEqual(v["interval_ms"]?.integer, 100)
+        XCTAssertEqual(v["config_refused"], .bool(true))
+        XCTAssertEqual(v["refused_edit"]?.string, "config.toml:3:9: major must be between 0 and 65535, found 70000")
+        XCTAssertEqual(v["version"]?.string, "0.1.0")
+        XCTAssertEqual(v["uptime_s"]?.integer, 125)
+        XCTAssertEqual(v["soc_temperature_c"], .number("51.5"))
+    }
+
+    func testWithoutTheDaemonEverythingIsNullAndOffAir() throws {
+        let json = MonitorExport.localBeaconJSON(result(.unknown, nil), machine: LocalMachine(nowS: 5, socTemperatureMilliC: nil))
+        XCTAssertEqual(json, "{\"health\":\"unknown\",\"on_air\":false,\"reason\":\"a reason\",\"phase\":null,\"fault\":null,\"rearms\":null,"
+                       + "\"frames_on_air\":null,\"adapter\":null,\"interval_ms\":null,\"config_refused\":null,\"refused_edit\":null,"
+                       + "\"version\":null,\"uptime_s\":null,\"soc_temperature_c\":null}")
+        let off = try XCTUnwrap(JSONValue.parse(Array(MonitorExport.localBeaconJSON(result(.offAir, Self.file), machine: LocalMachine()).utf8)))
+        XCTAssertEqual(off["on_air"], .bool(false))
+        func soc(_ milli: Int64) -> String {
+            String(MonitorExport.localBeaconJSON(result(.onAir, nil), machine: LocalMachine(socTemperatureMilliC: milli)).split(separator: ":").last!)
+        }
+        XCTAssertEqual([soc(-1_960), soc(-450), soc(0), soc(49), soc(50), soc(85_000)], ["-2.0}", "-0.5}", "0.0}", "0.0}", "0.1}", "85.0}"],
+                       "rounded to a tenth, half away from zero, the sign kept below one degree")
+    }
+
+    func testOneDeviceTwelveEntitiesAllOnItsTopic() throws {
+        let d = MonitorExport.localBeaconDiscovery(node: "hall.pi", prefix: "homeassistant", announce: true)
+        XCTAssertEqual(d.count, 12)
+        XCTAssertEqual(d[0].topic, "homeassistant/binary_sensor/altbeacond_beacon__hall_2epi/on_air/config")
+        var ids = Set<String>()
+        for (topic, payload) in d {
+            let v = try XCTUnwrap(JSONValue.parse(Array(payload.utf8)), topic)
+            XCTAssertEqual(v["state_topic"]?.string, "altbeacond/hall.pi/beacon", topic)
+            XCTAssertEqual(v["device"]?["identifiers"], .array([.string("altbeacond_beacon__hall_2epi")]))
+            XCTAssertEqual(v["device"]?["name"]?.string, "hall.pi beacon")
+            XCTAssertEqual(v["availability_topic"]?.string, "altbeacond/hall.pi/status", "unavailable when the monitor is gone")
+            XCTAssertEqual(v["expire_after"]?.integer, Int64(MonitorExport.expireAfterS))
+            ids.insert(try XCTUnwrap(v["unique_id"]?.string))
+        }
+        XCTAssertEqual(ids.count, 12)
+        XCTAssertFalse(MonitorExport.localBeaconID(node: "x").hasPrefix("altbeacond__"), "never an observer's or an expected beacon's")
+        XCTAssertEqual(MonitorExport.localBeaconDiscovery(node: "hall.pi", prefix: "homeassistant", announce: false).map(\.payload),
+                       Array(repeating: "", count: 12))
+    }
+}
