@@ -97,6 +97,14 @@ python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["adapter"]=="hc
   || tb_fail "observer topic: $j"
 h=$(retained altbeacond/testnode/health)
 python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["health"]=="on-air", d' "$h" || tb_fail "health topic: $h"
+# Issue 32: beacon A (the daemon on this machine) as a device of its own, read from its status file
+l=$(retained altbeacond/testnode/beacon)
+python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["on_air"] is True and d["health"]=="on-air" and d["phase"]=="advertising" and d["adapter"]=="hci0" and d["frames_on_air"]=="altbeacon" and d["rearms"]==0 and d["config_refused"] is False and d["uptime_s"]>=0 and d["version"], d' "$l" \
+  || tb_fail "the local beacon's topic: $l"
+l=$(retained homeassistant/binary_sensor/altbeacond_beacon__testnode/on_air/config)
+python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["state_topic"]=="altbeacond/testnode/beacon" and d["device"]["identifiers"]==["altbeacond_beacon__testnode"], d' "$l" \
+  || tb_fail "the local beacon's discovery: $l"
+[ -z "$(retained homeassistant/sensor/altbeacond__testnode/beacon_health/config)" ] || tb_fail "the observer's old Beacon health entity is still retained"
 tb_promtool <"$TF/altbeacond-monitor.prom" >/tmp/promtool.txt 2>&1 || { cat /tmp/promtool.txt "$TF/altbeacond-monitor.prom"; tb_fail "promtool: the monitor's text file"; }
 grep -q '^altbeacond_beacon_heard{beacon="b"} 1$' "$TF/altbeacond-monitor.prom" || { cat "$TF/altbeacond-monitor.prom"; tb_fail "b not heard in the metrics"; }
 
@@ -157,4 +165,4 @@ printf '[monitor]\nadapter = "hci7"\n[expect.nobody]\ntype = "ibeacon"\nuuid = "
 [ "$rc" = 3 ] || { cat /tmp/noad.txt; tb_fail "monitor --once exited $rc without an adapter"; }
 kill "$B_PID" 2>/dev/null; wait "$B_PID" 2>/dev/null
 tbd_finish
-tb_pass "monitor on hci1: a world-readable password file refused (exit 78); a and b heard, observer device and via_device, the old discovery ID cleared, MQTT (user/password) retained status/beacons/health and HA discovery, b silent $silent_ms ms after it stopped (silent_after_s $SILENT) in log, metrics and MQTT, its unchanged state said again by the refresh, heard again; discovery re-sent on the birth message; will after kill -9; node_exporter served both text files (scrape error 0), promtool clean; --once beside beacon A on hci0: exit 0 (A not disturbed), 2 for a missing beacon, 3 without the adapter"
+tb_pass "monitor on hci1: a world-readable password file refused (exit 78); a and b heard, observer device and via_device, the old discovery ID cleared, MQTT (user/password) retained status/beacons/health and HA discovery, the local beacon as a device of its own, b silent $silent_ms ms after it stopped (silent_after_s $SILENT) in log, metrics and MQTT, its unchanged state said again by the refresh, heard again; discovery re-sent on the birth message; will after kill -9; node_exporter served both text files (scrape error 0), promtool clean; --once beside beacon A on hci0: exit 0 (A not disturbed), 2 for a missing beacon, 3 without the adapter"
