@@ -38,18 +38,38 @@ func monitorCommand(configPath: String, once: Bool, timeoutSeconds: UInt32?) -> 
         writeStandardError("altbeacond: \(e.text)\n")
         return ExitCode.config
     }
-    if let code = requireBluetoothCapabilities(for: "the monitor") { return code == ExitCode.permission && once ? 3 : code }
-    let control: HCIControlSocket, signals: SignalDescriptor
-    switch openObserverSockets(signals: [SIGTERM, SIGINT, SIGHUP]) {
-    case .success(let s): (control, signals) = s
-    case .failure(let e): return once ? 3 : e.code
+    // No [expect] tables (issue 32): only this Pi's own beacon is published, nothing is scanned,
+    // and no Bluetooth socket or capability is needed.
+    let scans = !config.expectations.isEmpty
+    if once && !scans {
+        writeStandardError("altbeacond: \(configPath) expects no beacon: --once needs [expect.NAME] tables to scan for\n")
+        return ExitCode.config
+    }
+    if scans, let code = requireBluetoothCapabilities(for: "the monitor") { return code == ExitCode.permission && once ? 3 : code }
+    var control: HCIControlSocket?
+    let signals: SignalDescriptor
+    if scans {
+        switch openObserverSockets(signals: [SIGTERM, SIGINT, SIGHUP]) {
+        case .success(let s): (control, signals) = (s.0, s.1)
+        case .failure(let e): return once ? 3 : e.code
+        }
+    } else {
+        do throws(Errno) {
+            signals = try SignalDescriptor(signals: [SIGTERM, SIGINT, SIGHUP])
+        } catch {
+            return reportSocketFailure(error)
+        }
     }
     let loop = EventLoop()
     let log = Logger()
     let node = config.node(hostname: hostName())
     var outputs: [MonitorOutput] = []
     if !once {
-        log.info("altbeacond \(version) monitor on \(config.adapter) as node \(node): expecting \(config.expectations.map(\.name).joined(separator: ", ")); silent after \(config.silentAfterS) s")
+        if scans {
+            log.info("altbeacond \(version) monitor on \(config.adapter) as node \(node): expecting \(config.expectations.map(\.name).joined(separator: ", ")); silent after \(config.silentAfterS) s")
+        } else {
+            log.info("altbeacond \(version) monitor as node \(node): no [expect] tables, so no scan; publishing this machine's beacon daemon only")
+        }
         outputs = [MonitorLogOutput(log: log), MonitorSystemdOutput(notifier: SystemdNotifier(), loop: loop)]
         let mqtt = config.mqtt.map { MonitorMQTTOutput(settings: $0, node: node, config: config, healthPath: defaultStatusPath(), loop: loop, log: log) }
         if let path = config.metrics.textfile {
@@ -60,7 +80,8 @@ func monitorCommand(configPath: String, once: Bool, timeoutSeconds: UInt32?) -> 
         if let mqtt { outputs.append(mqtt) }
     }
     let session = MonitorSession(config: config, once: once, loop: loop, log: log, outputs: outputs) { events in
-        Scanner.monitorScan(control: control, index: config.adapterIndex, loop: loop, log: log, coalesceMs: monitorBatchMs, events: events)
+        // Only called with expectations, when the control socket is open.
+        Scanner.monitorScan(control: control!, index: config.adapterIndex, loop: loop, log: log, coalesceMs: monitorBatchMs, events: events)
     }
     loop.watch(signals.fd) {
         for s in signals.read() {
@@ -68,8 +89,10 @@ func monitorCommand(configPath: String, once: Bool, timeoutSeconds: UInt32?) -> 
             if s == SIGHUP { log.notice("SIGHUP: the monitor reads \(configPath) at start only; restart it to apply an edit") }
         }
     }
-    loop.watch(control.fd) {
-        for (kind, i) in (try? control.readDeviceEvents()) ?? [] where i == config.adapterIndex { session.deviceEvent(kind) }
+    if let control {
+        loop.watch(control.fd) {
+            for (kind, i) in (try? control.readDeviceEvents()) ?? [] where i == config.adapterIndex { session.deviceEvent(kind) }
+        }
     }
     let onceTimer = loop.makeTimer()
     if once { onceTimer.schedule(afterMs: Int64(timeoutSeconds ?? 10) * 1000) { session.stop() } }

@@ -21,7 +21,8 @@ extension MonitorConfigTests {
     }
 
     func testUnknownNamesAndMissingTables() {
-        let nothing = "no beacon to expect: add an [expect.NAME] table, like [expect.lobby] with type = \"altbeacon\", uuid, major and minor"
+        let nothing = "no beacon to expect: add an [expect.NAME] table, like [expect.lobby] with type = \"altbeacon\", uuid, major and minor "
+            + "(or [mqtt] alone, to publish this Pi's own beacon)"
         XCTAssertEqual(monitorError(""), "monitor.toml:1:1: " + nothing)
         XCTAssertEqual(monitorError("[monitor]\nadapter = \"hci1\"\n"), "monitor.toml:1:1: " + nothing)
         XCTAssertEqual(monitorError("[expect]\n"),

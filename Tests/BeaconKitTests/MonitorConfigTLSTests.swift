@@ -60,6 +60,17 @@ final class MonitorConfigTLSTests: XCTestCase {
         XCTAssertEqual(refusal("tls = true\ncafile = \"/ca.pem\"\n"), "monitor.toml:4:1: unknown key `mqtt.cafile`; did you mean `mqtt.ca_file`?")
     }
 
+    /// Issue 32: [mqtt] alone publishes this Pi's own beacon; an [expect] without beacons is
+    /// still a mistake.
+    func testMQTTAloneNeedsNoExpectation() {
+        let c = monitorConfig("[mqtt]\nhost = \"broker.lan\"\n")
+        XCTAssertEqual(c?.expectations.count, 0)
+        XCTAssertEqual(c?.mqtt?.host, "broker.lan")
+        XCTAssertEqual(monitorError("[expect]\n[mqtt]\nhost = \"b\"\n"),
+                       "monitor.toml:1:1: [expect] lists no beacon: expected beacons are tables [expect.NAME], like [expect.lobby]")
+        XCTAssertEqual(monitorError("[metrics]\ntextfile = \"/m.prom\"\n").prefix(37), "monitor.toml:1:1: no beacon to expect")
+    }
+
     /// The client key is judged as the password file is, under its own name.
     func testTheClientKeyIsJudgedLikeThePassword() {
         let f = MonitorPasswordFile.Facts(mode: 0o100644, owner: 0, group: 0, uid: 0, gid: 0)

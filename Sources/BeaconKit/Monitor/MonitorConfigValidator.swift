@@ -19,10 +19,12 @@ extension ConfigValidator {
             tables[e.key] = t   // e.key is byte-equal to a schema name here
         }
         var config = readMonitorTable(tables["monitor"] ?? TOMLTable())
-        config.expectations = readExpectations(tables["expect"], defined: root.entry("expect") != nil)
+        // No [expect] at all is fine with [mqtt]: the monitor then publishes this Pi's own beacon
+        // (issue 32); an [expect] table without beacons is a mistake either way.
+        config.expectations = readExpectations(tables["expect"], defined: root.entry("expect") != nil || tables["mqtt"] != nil)
         config.metrics = tables["metrics"].map { readMetrics($0) } ?? MetricsSettings()
         config.mqtt = tables["mqtt"].flatMap { readMQTT($0) }
-        guard problems.isEmpty, !config.expectations.isEmpty else { return nil }
+        guard problems.isEmpty, !config.expectations.isEmpty || config.mqtt != nil else { return nil }
         return config
     }
 
@@ -55,7 +57,8 @@ extension ConfigValidator {
     mutating func readExpectations(_ t: TOMLTable?, defined: Bool) -> [Expectation] {
         guard let t else {
             if !defined {
-                report("no beacon to expect: add an [expect.NAME] table, like [expect.lobby] with type = \"altbeacon\", uuid, major and minor",
+                report("no beacon to expect: add an [expect.NAME] table, like [expect.lobby] with type = \"altbeacon\", uuid, major and minor "
+                       + "(or [mqtt] alone, to publish this Pi's own beacon)",
                        at: .start, rank: .missing, key: "expect")
             }
             return []

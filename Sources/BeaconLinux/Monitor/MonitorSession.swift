@@ -52,7 +52,8 @@ public final class MonitorSession: MonitorStatusSource, MonitorScanEvents {
 
     public func start() {
         for o in outputs { o.start(self) }
-        startScan()
+        // Nothing to expect (issue 32: the outputs publish this machine's beacon only): no scan.
+        if !config.expectations.isEmpty { startScan() }
         tick()
     }
 
