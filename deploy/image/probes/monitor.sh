@@ -25,6 +25,8 @@ for f in monitor.toml mqtt-password mqtt-client.key mqtt-ca.pem; do
   say "mon_$f=$(stat -c '%a %U:%G' /etc/altbeacond/$f 2>&1)"
 done
 say "monpassword=$(od -An -tx1 /etc/altbeacond/mqtt-password | tr -s ' \n' ' ')"
+# the public CAs, the monitor's default ca_file with tls = true (package ca-certificates)
+say "cabundle=$(grep -c 'BEGIN CERTIFICATE' /etc/ssl/certs/ca-certificates.crt 2>&1)"
 say "monbootfiles=$(ls $boot | grep -iE 'monitor|mqtt' | tr '\n' ' ')"
 say "bootfw=$(findmnt -n -o OPTIONS $boot)"
 say "networkd=$(systemctl is-active systemd-networkd) ssh=$(systemctl is-active ssh)"
