@@ -3,7 +3,8 @@
 # same) against Debian's mosquitto with three TLS listeners (a good certificate; an expired one; one
 # that asks for a client certificate). Connected and publishing with the right CA and server name;
 # refused, said plainly and tried again with a wrong CA, an expired certificate and a wrong server
-# name, and by the listener that wants a client certificate without one; connected with one. At
+# name, by the listener that wants a client certificate without one, and by one that never answers
+# the handshake (the CONNACK deadline covers it); connected with a client certificate. At
 # start: a client key others can read, a CA file that is not PEM, and TLS files without tls = true.
 # Both Mbed TLS lines: 2.28 (bookworm) in the x86_64 binary, 3.6 (trixie) in the aarch64 one.
 . "$TB_REPO/deploy/testbed/lib.sh"
@@ -104,6 +105,15 @@ monitor wrongca 8883 'tls = true' "ca_file = \"$T/other-ca.pem\"" 'server_name =
 monitor expired 8884 "${tls[@]}"
 monitor wrongname 8883 'tls = true' "ca_file = \"$T/ca.pem\"" 'server_name = "other.test"'
 monitor nocert 8885 "${tls[@]}"
+# a listener that takes the connection and never answers the ClientHello: the CONNACK deadline
+# covers the handshake (no hang)
+python3 -c 'import socket, time
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.bind(("127.0.0.1", 8886)); s.listen(8)
+held = []
+while True: held.append(s.accept()[0])' &
+silent_pid=$!
+for ((i = 0; i < 50; i++)); do (: >/dev/tcp/127.0.0.1/8886) 2>/dev/null && break; _tb_sleep 0.1; done
+monitor stall 8886 "${tls[@]}"
 monitor withcert 8885 "${tls[@]}" "cert_file = \"$T/client.pem\"" "key_file = \"$T/client.key\""
 
 wait_log good "MQTT: TLS with [Mm]bed TLS [23]\\.[0-9.]*: the broker's certificate checked against $T/ca.pem for broker.test" 5 \
@@ -121,14 +131,15 @@ wait_log wrongname "the broker's certificate is not trusted: the certificate Com
   || { dump /tmp/wrongname.log; tb_fail "wrong server name: not said"; }
 # TLS 1.2 (Mbed TLS 2.28): the broker hangs up in the handshake; TLS 1.3 (3.6): it alerts after it
 wait_log nocert "MQTT: 127.0.0.1:8885: .*(does it want a client certificate? cert_file and key_file)" 15 || { dump /tmp/nocert.log mosquitto.log; tb_fail "no client certificate: not said"; }
+wait_log stall "MQTT: 127.0.0.1:8886: no answer from the broker within 10 s" 15 || { dump /tmp/stall.log; tb_fail "a silent TLS listener: not said within the CONNACK deadline"; }
 # Each refusal is tried again with back-off, said once per cause, and never connects.
 _tb_sleep 4
-for n in wrongca expired wrongname nocert; do
+for n in wrongca expired wrongname nocert stall; do
   ! grep -q 'MQTT: connected' "/tmp/$n.log" || { dump "/tmp/$n.log"; tb_fail "$n connected"; }
   kill -0 "${PIDS[@]}" 2>/dev/null || tb_fail "a monitor exited"
 done
 tb_log "good: $(grep -o 'connected to .*' /tmp/good.log | head -1)"
-for n in wrongca expired wrongname nocert; do tb_log "$n: $(grep -m1 -o 'MQTT: 127.*' "/tmp/$n.log")"; done
+for n in wrongca expired wrongname nocert stall; do tb_log "$n: $(grep -m1 -o 'MQTT: 127.*' "/tmp/$n.log")"; done
 tb_log "$(grep -m1 -o 'MQTT: TLS .*' /tmp/good.log)"
-kill "${PIDS[@]}" 2>/dev/null
+kill "${PIDS[@]}" "$silent_pid" 2>/dev/null
 tb_pass
