@@ -82,28 +82,27 @@ wait_mlog() {  # PATTERN COUNT TIMEOUT_S: until the monitor's log has COUNT line
 wait_mlog "beacon a heard" 1 20 && wait_mlog "beacon b heard" 1 20 || { mlog; tb_fail "the monitor did not hear both beacons"; }
 wait_mlog "MQTT: connected to 127.0.0.1:1883" 1 10 || { mlog; cat /tmp/mosquitto.log; tb_fail "the monitor did not connect to the broker"; }
 [ "$(retained altbeacond/testnode/status)" = online ] || tb_fail "status is not online"
-j=$(retained altbeacond/testnode/beacons/b)
-python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["heard"] is True and d["adverts"] >= 1 and d["last_seen"] > 0 and "rssi" in d, d' "$j" \
-  || tb_fail "beacon b's topic: $j"
-d=$(retained homeassistant/binary_sensor/altbeacond__testnode__b/connectivity/config)
-python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["device_class"]=="connectivity" and d["state_topic"]=="altbeacond/testnode/beacons/b" and d["availability_topic"]=="altbeacond/testnode/status" and d["expire_after"]==120 and d["device"]["via_device"]=="altbeacond__testnode", d' "$d" \
-  || tb_fail "discovery of b: $d"
-o=$(retained homeassistant/binary_sensor/altbeacond__testnode/monitor/config)
-python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["state_topic"]=="altbeacond/testnode/status" and d["device"]["identifiers"]==["altbeacond__testnode"], d' "$o" \
-  || tb_fail "the observer's discovery: $o"
+# retained_json TOPIC CONDITION WHAT: TOPIC's retained JSON (d) satisfies the Python CONDITION
+retained_json() {
+  local v
+  v=$(retained "$1")
+  python3 -c "import json,sys; d=json.loads(sys.argv[1]); assert $2, d" "$v" || tb_fail "$3: $v"
+}
+retained_json altbeacond/testnode/beacons/b 'd["heard"] is True and d["adverts"] >= 1 and d["last_seen"] > 0 and "rssi" in d' "beacon b's topic"
+retained_json homeassistant/binary_sensor/altbeacond__testnode__b/connectivity/config \
+  'd["device_class"]=="connectivity" and d["state_topic"]=="altbeacond/testnode/beacons/b" and d["availability_topic"]=="altbeacond/testnode/status" and d["expire_after"]==120 and d["device"]["via_device"]=="altbeacond__testnode"' \
+  "discovery of b"
+retained_json homeassistant/binary_sensor/altbeacond__testnode/monitor/config \
+  'd["state_topic"]=="altbeacond/testnode/status" and d["device"]["identifiers"]==["altbeacond__testnode"]' "the observer's discovery"
 [ -z "$(retained homeassistant/binary_sensor/altbeacond_testnode_b/connectivity/config)" ] || tb_fail "the discovery under the old ID is still retained"
-j=$(retained altbeacond/testnode/observer)
-python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["adapter"]=="hci1" and d["scanning"] is True and d["beacons_expected"]==2, d' "$j" \
-  || tb_fail "observer topic: $j"
-h=$(retained altbeacond/testnode/health)
-python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["health"]=="on-air", d' "$h" || tb_fail "health topic: $h"
+retained_json altbeacond/testnode/observer 'd["adapter"]=="hci1" and d["scanning"] is True and d["beacons_expected"]==2' "observer topic"
+retained_json altbeacond/testnode/health 'd["health"]=="on-air"' "health topic"
 # Issue 32: beacon A (the daemon on this machine) as a device of its own, read from its status file
-l=$(retained altbeacond/testnode/beacon)
-python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["on_air"] is True and d["health"]=="on-air" and d["phase"]=="advertising" and d["adapter"]=="hci0" and d["frames_on_air"]=="altbeacon" and d["rearms"]==0 and d["config_refused"] is False and d["uptime_s"]>=0 and d["version"], d' "$l" \
-  || tb_fail "the local beacon's topic: $l"
-l=$(retained homeassistant/binary_sensor/altbeacond_beacon__testnode/on_air/config)
-python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["state_topic"]=="altbeacond/testnode/beacon" and d["device"]["identifiers"]==["altbeacond_beacon__testnode"], d' "$l" \
-  || tb_fail "the local beacon's discovery: $l"
+retained_json altbeacond/testnode/beacon \
+  'd["on_air"] is True and d["health"]=="on-air" and d["phase"]=="advertising" and d["adapter"]=="hci0" and d["frames_on_air"]=="altbeacon" and d["rearms"]==0 and d["config_refused"] is False and d["uptime_s"]>=0 and d["version"]' \
+  "the local beacon's topic"
+retained_json homeassistant/binary_sensor/altbeacond_beacon__testnode/on_air/config \
+  'd["state_topic"]=="altbeacond/testnode/beacon" and d["device"]["identifiers"]==["altbeacond_beacon__testnode"]' "the local beacon's discovery"
 [ -z "$(retained homeassistant/sensor/altbeacond__testnode/beacon_health/config)" ] || tb_fail "the observer's old Beacon health entity is still retained"
 tb_promtool <"$TF/altbeacond-monitor.prom" >/tmp/promtool.txt 2>&1 || { cat /tmp/promtool.txt "$TF/altbeacond-monitor.prom"; tb_fail "promtool: the monitor's text file"; }
 grep -q '^altbeacond_beacon_heard{beacon="b"} 1$' "$TF/altbeacond-monitor.prom" || { cat "$TF/altbeacond-monitor.prom"; tb_fail "b not heard in the metrics"; }
@@ -116,8 +115,7 @@ silent_ms=$(( $(tb_now_ms) - t0 ))
 [ "$silent_ms" -ge $(( (SILENT - 6) * 1000 )) ] || { mlog; tb_fail "b silent after $silent_ms ms, before silent_after_s"; }
 grep -q '^altbeacond_beacon_heard{beacon="b"} 0$' "$TF/altbeacond-monitor.prom" || { cat "$TF/altbeacond-monitor.prom"; tb_fail "b still heard in the metrics"; }
 grep -q '^altbeacond_beacon_heard{beacon="a"} 1$' "$TF/altbeacond-monitor.prom" || { mlog; cat "$TF/altbeacond-monitor.prom"; tbd_dump; tb_fail "a not heard in the metrics while b is silent"; }
-j=$(retained altbeacond/testnode/beacons/b)
-python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["heard"] is False, d' "$j" || tb_fail "b's topic while silent: $j"
+retained_json altbeacond/testnode/beacons/b 'd["heard"] is False' "b's topic while silent"
 # Unchanged while silent, yet said again within the 30 s refresh: HA's expire_after never fires.
 said() { grep -c "^altbeacond/testnode/beacons/b .*\"heard\":false" /tmp/mqtt.log; }
 n0=$(said)
