@@ -22,7 +22,10 @@ func loadConfig(path: String) -> Result<LoadedConfig, ConfigLoadError> {
         return .failure(ConfigLoadError(code: code, message: "\(path): cannot read config: \(error)"))
     }
     switch ConfigFile.parse(bytes, path: path) {
-    case .success(let c): return .success(LoadedConfig(config: c, bytes: bytes))
+    case .success(var c):
+        // Read at each load (start, every reload): a hostname set after boot is the name next time.
+        c.hostName = machineHostName()
+        return .success(LoadedConfig(config: c, bytes: bytes))
     case .failure(let d): return .failure(ConfigLoadError(code: ExitCode.config, message: d.description))
     }
 }
@@ -33,7 +36,8 @@ func checkCommand(path: String) -> Int32 {
     let (read, code) = readConfigForCheck(path)
     guard let bytes = read else { return code }
     switch ConfigFile.parseAll(bytes, path: path) {
-    case .success(let config):
+    case .success(var config):
+        config.hostName = machineHostName()
         writeStandardOutput(CheckReport.render(config, path: path))
         return ExitCode.ok
     case .failure(let e):

@@ -52,7 +52,7 @@ func runDaemon(configPath: String) -> Int32 {
         stored = nil
     }
     let loaded = loadConfig(path: configPath)
-    let config: BeaconConfig
+    var config: BeaconConfig
     var refusal: String?
     let (start, storedProblem) = LastGoodConfig.start(file: try? loaded.get().config, stored: stored, storedPath: stateFile.path)
     if let storedProblem {
@@ -73,6 +73,7 @@ func runDaemon(configPath: String) -> Int32 {
     case (_, .success(let l)):
         config = l.config   // unreachable: a good file always wins
     }
+    config.hostName = machineHostName()   // the last good config's name defaults to it too
     if let code = requireBluetoothCapabilities(for: "the beacon") { return code }
     let control: HCIControlSocket, monitor: HCIMonitorSocket, signals: SignalDescriptor
     do {

@@ -129,7 +129,8 @@ extension AdvertiserProcedure {
                 let r = plan.frames(inSlot: s)
                 let f = r.count > 1 ? r.lowerBound + turn % r.count : r.lowerBound
                 let h = plan.handle(ofSlot: s)
-                if controller.slot(h)?.data == payload(ofFrame: f, now: now) { continue }
+                if controller.slot(h)?.data == payload(ofFrame: f, now: now),
+                   frames[f].scanResponse.isEmpty || controller.slot(h)?.scanResponse == frames[f].scanResponse { continue }
                 steps += frameSteps(f, h)
             }
             return next(now)
@@ -213,10 +214,15 @@ extension AdvertiserProcedure {
         return next(now)
     }
 
-    /// Frame `f`'s payload (and the scan response of a connectable one) into set `h` (legacy: nil).
-    func frameSteps(_ f: Int, _ h: UInt8?) -> [Step] {
+    /// Frame `f`'s payload and, for a scannable one (the beacon's name, the GATT identity), its
+    /// scan response into set `h` (legacy: nil): each frame's turn carries its own. A scan response
+    /// the controller already holds (the frames of a rotation share the name) is not sent again.
+    func frameSteps(_ f: Int, _ h: UInt8?, resend: Bool = true) -> [Step] {
         var steps: [Step] = [.send(.data(handle: h, frame: f), Handling())]
-        if frames[f].frame.isConnectable { steps.append(.send(.scanResponse(handle: h, frame: f), Handling())) }
+        let response = frames[f].scanResponse
+        if !response.isEmpty && (resend || controller.slot(h)?.scanResponse != response) {
+            steps.append(.send(.scanResponse(handle: h, frame: f), Handling()))
+        }
         return steps
     }
 

@@ -138,6 +138,9 @@ public struct AdvertiserProcedure {
     /// True when frame `f` goes on air connectable (ADV_IND: the GATT identity).
     func isConnectable(frame f: Int) -> Bool { f < frames.count && frames[f].frame.isConnectable }
 
+    /// The PDU frame `f` goes out as: ADV_SCAN_IND with the beacon's name (`ConfiguredFrame.pdu`).
+    func pdu(ofFrame f: Int) -> LegacyPDU { f < frames.count ? frames[f].pdu : .nonConnectable }
+
     /// Frame `f`'s bytes as they go on air now (a TLM frame with fresh telemetry).
     func payload(ofFrame f: Int, now: Int64) -> [UInt8] {
         let frame = frames[f].frame

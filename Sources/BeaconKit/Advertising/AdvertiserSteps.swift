@@ -43,6 +43,8 @@ extension AdvertiserProcedure {
         case scanResponse(handle: UInt8?, frame: Int)
         /// The probe: whatever the slot carries when the step runs (a frame switch queued before wins).
         case slotData(handle: UInt8?)
+        /// The probe: the scan response the slot answers with (the beacon's name, the GATT identity's).
+        case slotScanResponse(handle: UInt8?)
         case enable(handle: UInt8?)
         case disable(handle: UInt8?)
     }
@@ -100,19 +102,22 @@ extension AdvertiserProcedure {
         case .fixed(let command): return command
         case .parameters(let h, let f, let configured):
             let ms = configured ? intervalMs : effectiveIntervalMs
-            let connectable = isConnectable(frame: f)
-            return h.map { LESetExtendedAdvertisingParameters(handle: $0, intervalMs: ms, txPowerDbm: txPowerDbm, connectable: connectable, ownAddress: ownAddress) }
-                ?? LESetAdvertisingParameters(intervalMs: ms, connectable: connectable, ownAddress: ownAddress)
+            let pdu = pdu(ofFrame: f)
+            return h.map { LESetExtendedAdvertisingParameters(handle: $0, intervalMs: ms, txPowerDbm: txPowerDbm, pdu: pdu, ownAddress: ownAddress) }
+                ?? LESetAdvertisingParameters(intervalMs: ms, pdu: pdu, ownAddress: ownAddress)
         case .legacyRandomAddress(let address): return LESetRandomAddress(address)
         case .data(let h, let f):
             let data = payload(ofFrame: f, now: now)
             return h.map { LESetExtendedAdvertisingData(handle: $0, data: data) } ?? LESetAdvertisingData(data: data)
         case .scanResponse(let h, let f):
-            let response = frames[f].frame.scanResponseData
+            let response = frames[f].scanResponse
             return h.map { LESetExtendedScanResponseData(handle: $0, data: response) } ?? LESetScanResponseData(data: response)
         case .slotData(let h):
             let data = controller.slot(h)?.data ?? []
             return h.map { LESetExtendedAdvertisingData(handle: $0, data: data) } ?? LESetAdvertisingData(data: data)
+        case .slotScanResponse(let h):
+            let response = controller.slot(h)?.scanResponse ?? []
+            return h.map { LESetExtendedScanResponseData(handle: $0, data: response) } ?? LESetScanResponseData(data: response)
         case .enable(let h): return h.map { LESetExtendedAdvertisingEnable(true, handle: $0) } ?? LESetAdvertiseEnable(true)
         case .disable(let h): return h.map { LESetExtendedAdvertisingEnable(false, handle: $0) } ?? LESetAdvertiseEnable(false)
         }
@@ -133,6 +138,7 @@ extension AdvertiserProcedure {
         if case .status(_, let st)? = failure {
             switch r.command {
             case .parameters(_, _, configured: true)
+                // ADV_SCAN_IND too: the same minimum applies to scannable undirected advertising.
                 where wantedIntervalMs < AdvertisingInterval.legacyNonConnectableMinimumMs && r.intervalMs == wantedIntervalMs
                     && [.invalidParameters, .unsupportedFeature, HCIStatus(rawValue: 0x1e), HCIStatus(rawValue: 0x20)].contains(st):
                 // Bluetooth 4.x controllers refuse non-connectable intervals under 100 ms.

@@ -19,25 +19,28 @@ extension AdvertiserProcedure {
             let from = r.lowerBound + turn
             turn = (turn + 1) % r.count
             let to = r.lowerBound + turn
-            guard isConnectable(frame: from) != isConnectable(frame: to) else {
-                steps = frameSteps(to, h)
+            guard pdu(ofFrame: from) != pdu(ofFrame: to) else {
+                steps = frameSteps(to, h, resend: false)
                 break
             }
             // To or from the GATT identity's turn: the PDU type changes, which only parameters set
-            // while advertising is off can do.
+            // while advertising is off can do (and a set's scan response only once it is scannable).
             let quiet = Handling(tolerating: [.commandDisallowed])
             steps = [.send(.disable(handle: h), quiet), .send(.parameters(handle: h, frame: to, configured: false), Handling())]
                 + frameSteps(to, h) + [.send(.enable(handle: h), quiet)]
         case .refreshTelemetry:
             guard let plan, channelOpen else { return finishUpkeep(nil, now) }
-            steps = standingTelemetrySlots.flatMap { frameSteps($0, plan.handle(ofSlot: $0)) }
+            steps = standingTelemetrySlots.flatMap { frameSteps($0, plan.handle(ofSlot: $0), resend: false) }
         case .probe:
             guard channelOpen, let plan else { return finishUpkeep(.missing, now) }
             for s in 0..<plan.slotCount {
                 let h = plan.handle(ofSlot: s)
-                guard controller.slot(h) != nil else { continue }
+                guard let slot = controller.slot(h) else { continue }
+                steps.append(.send(.slotData(handle: h), Handling()))
+                // The name (or the GATT identity's) answers scan requests again too.
+                if slot.scannable && !slot.scanResponse.isEmpty { steps.append(.send(.slotScanResponse(handle: h), Handling())) }
                 // An enable when already enabled may be answered Command Disallowed: not a failure.
-                steps += [.send(.slotData(handle: h), Handling()), .send(.enable(handle: h), Handling(tolerating: [.commandDisallowed]))]
+                steps.append(.send(.enable(handle: h), Handling(tolerating: [.commandDisallowed])))
             }
         case .arm, .takeDown:
             break

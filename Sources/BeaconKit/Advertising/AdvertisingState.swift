@@ -11,6 +11,10 @@ public struct AdvertisingState: Equatable, Sendable {
         /// The interval in 0.625 ms units.
         public var intervalUnits: UInt32 = 0
         public var connectable = false
+        /// Its PDU answers scan requests (ADV_SCAN_IND or ADV_IND): a scan response goes out.
+        public var scannable = false
+        /// A set's properties ask for legacy PDUs (legacy advertising's always are).
+        public var legacyPDU = true
         /// Own address type random in its parameters.
         public var ownRandom = false
         /// A set's random address (legacy advertising sends from `randomAddress`).
@@ -56,6 +60,13 @@ public struct AdvertisingState: Equatable, Sendable {
             return legacy.enabled ? .commandDisallowed : nil
         case .leSetAdvertisingData, .leSetScanResponseData:
             return p.count == 32 && Int(p[0]) <= 31 ? nil : .invalidParameters
+        case .leSetExtendedScanResponseData:
+            guard p.count >= 4, p.count == 4 + Int(p[3]) else { return .invalidParameters }
+            guard let s = sets[p[0]] else { return .unknownAdvertisingIdentifier }
+            // §7.8.55: data for a set whose properties are not scannable (other than to discard
+            // it), or more than a legacy PDU holds, is refused.
+            if p[3] > 0 && !s.scannable { return .invalidParameters }
+            return s.legacyPDU && p[3] > 31 ? .invalidParameters : nil
         case .leSetAdvertiseEnable:
             guard p.count == 1 else { return .invalidParameters }
             // §7.8.9: own address type random with no random address set
@@ -67,7 +78,7 @@ public struct AdvertisingState: Equatable, Sendable {
         case .leSetAdvertisingSetRandomAddress:
             guard p.count == 7 else { return .invalidParameters }
             return sets[p[0]] == nil ? .unknownAdvertisingIdentifier : nil
-        case .leSetExtendedAdvertisingData, .leSetExtendedScanResponseData:
+        case .leSetExtendedAdvertisingData:
             guard p.count >= 4, p.count == 4 + Int(p[3]) else { return .invalidParameters }
             return sets[p[0]] == nil ? .unknownAdvertisingIdentifier : nil
         case .leSetExtendedAdvertisingEnable:
@@ -100,6 +111,7 @@ public struct AdvertisingState: Equatable, Sendable {
         case .leSetAdvertisingParameters where p.count == 15:
             legacy.intervalUnits = UInt32(p[0]) | UInt32(p[1]) << 8
             legacy.connectable = p[4] == 0x00
+            legacy.scannable = p[4] == 0x00 || p[4] == 0x02
             legacy.ownRandom = p[5] == 0x01
         case .leSetAdvertisingData where p.count == 32:
             legacy.data = Array(p[1..<(1 + min(31, Int(p[0])))])
@@ -111,6 +123,8 @@ public struct AdvertisingState: Equatable, Sendable {
             var s = sets[p[0]] ?? Slot()
             s.intervalUnits = UInt32(p[3]) | UInt32(p[4]) << 8 | UInt32(p[5]) << 16
             s.connectable = p[1] & 0x01 != 0
+            s.scannable = p[1] & 0x02 != 0
+            s.legacyPDU = p[1] & 0x10 != 0
             s.ownRandom = p[10] == 0x01
             sets[p[0]] = s
         case .leSetAdvertisingSetRandomAddress where p.count == 7:

@@ -17,6 +17,7 @@ public enum CheckReport {
             "  reference RSSI:   \(b.power) dBm at 1 m",
             "  company:          0x\(hex16(b.companyID))\(company)",
             "  reserved:         0x\(hexString(CollectionOfOne(b.reserved)))",
+            "  name:             " + nameLine(config),
             "bluetooth:",
             "  adapter:          \(bt.adapter)",
             "  interval:         \(bt.intervalMs) ms",
@@ -35,9 +36,10 @@ public enum CheckReport {
         lines += frameLines(config)
         lines.append("advertising-data: \(hexString(payload))")
         for f in config.frames { lines.append("advertising-data[\(f.name)]: \(hexString(f.frame.advertisingData(.zero)))") }
-        if let g = config.gattIdentity {
-            lines.append("advertising-data[\(GATTIdentity.name)]: \(hexString(g.advertisingData))")
-            lines.append("scan-response[\(GATTIdentity.name)]: \(hexString(g.scanResponse))")
+        if let g = config.gattIdentity { lines.append("advertising-data[\(GATTIdentity.name)]: \(hexString(g.advertisingData))") }
+        for f in config.airFrames() {
+            lines.append("advertising-type[\(f.name)]: \(f.pdu.pduName)")
+            lines.append("scan-response[\(f.name)]: " + (f.scanResponse.isEmpty ? "none" : hexString(f.scanResponse)))
         }
         lines.append("study-guide equivalent (legacy commands):")
         for c in studyGuideCommands(config) { lines.append("  " + c) }
@@ -88,12 +90,28 @@ public enum CheckReport {
     public static func studyGuideCommands(_ config: BeaconConfig) -> [String] {
         let a = config.bluetooth.adapter
         let payload = primaryPayload(config)
+        // With a name: ADV_SCAN_IND and the scan response (without one, the guide's bytes exactly).
+        let response = config.nameResponse
         return [
             "hciconfig \(a) up",
-            LESetAdvertisingParameters(intervalMs: config.bluetooth.intervalMs).hcitoolLine(adapter: a),
+            LESetAdvertisingParameters(intervalMs: config.bluetooth.intervalMs, pdu: response.isEmpty ? .nonConnectable : .scannable).hcitoolLine(adapter: a),
             LESetAdvertisingData(data: payload).hcitoolLine(adapter: a),
+        ] + (response.isEmpty ? [] : [LESetScanResponseData(data: response).hcitoolLine(adapter: a)]) + [
             LESetAdvertiseEnable(true).hcitoolLine(adapter: a),
         ]
+    }
+
+    /// `[beacon] name` as it goes on air, and where it comes from.
+    static func nameLine(_ config: BeaconConfig) -> String {
+        let response = config.nameResponse
+        guard response.count > 2 else {
+            return config.name == nil ? "none (no hostname); frames non-connectable (ADV_NONCONN_IND), no scan response"
+                : "none; frames non-connectable (ADV_NONCONN_IND), no scan response"
+        }
+        let sent = String(decoding: response.dropFirst(2), as: UTF8.self)
+        let from = config.name == nil ? " (the hostname)" : ""
+        let cut = response[1] == BeaconName.shortenedLocalName ? ", cut to \(BeaconName.maxBytes) bytes (Shortened Local Name)" : ""
+        return "\(sent)\(from)\(cut); in the scan response of every non-connectable frame (ADV_SCAN_IND)"
     }
 
     private static func hex16(_ v: UInt16) -> String { hexString([UInt8(v >> 8), UInt8(v & 0xff)]) }

@@ -81,6 +81,21 @@ extension ConfigValidator {
         return problems.count == before ? out : nil
     }
 
+    /// `[beacon] name`: "" (no name) or 1-29 bytes of UTF-8 without control characters; nil when
+    /// absent (the hostname) or refused (reported).
+    mutating func readBeaconName(_ t: TOMLTable) -> String? {
+        guard let (s, p) = string(t, "beacon", "name") else { return nil }
+        let n = s.utf8.count
+        if s.unicodeScalars.contains(where: BeaconName.isControl) {
+            report("beacon.name must not hold control characters", at: p)
+        } else if n > BeaconName.maxBytes {
+            report("beacon.name must be at most \(BeaconName.maxBytes) bytes of UTF-8 (what the scan response has room for), or \"\" for none, found \(n)", at: p)
+        } else {
+            return s
+        }
+        return nil
+    }
+
     /// `[eddystone]`: UID with namespace + instance, URL with url, TLM with tlm = true.
     mutating func readEddystone(_ t: TOMLTable, _ b: BeaconIdentity) -> [ConfiguredFrame] {
         let derived = min(max(Int64(b.power) + Self.eddystoneDefaultPowerOffset, Self.eddystonePowerRange.lowerBound),

@@ -1,7 +1,7 @@
 /// The tables and keys of the config file (SPEC §2), in the order the docs list them.
 enum ConfigSchema {
     static let tables: [(name: String, keys: [String])] = [
-        ("beacon", ["uuid", "major", "minor", "power", "company_id", "reserved", "altbeacon"]),
+        ("beacon", ["uuid", "major", "minor", "power", "company_id", "reserved", "altbeacon", "name"]),
         ("bluetooth", ["adapter", "interval_ms", "tx_power_dbm", "rotation_ms"]),
         ("leds", ["chip", "status", "fault", "active_low"]),
         ("watchdog", ["check_interval_s"]),
@@ -77,11 +77,13 @@ struct ConfigValidator {
         let frames = beacon.flatMap { readFrames($0, tables) }
         let gatt = beacon.flatMap { b in tables["gatt_identity"].flatMap { readGATTIdentity($0, b) } }
         let metrics = tables["metrics"].map { readMetrics($0) }
+        let name = tables["beacon"].flatMap { readBeaconName($0) }
         guard problems.isEmpty, let b = beacon, let frames, let bt = bluetooth, let w = watchdog else { return nil }
         if tables["leds"] != nil, leds == nil { return nil }
         if tables["gatt_identity"] != nil, gatt == nil { return nil }
         var config = BeaconConfig(beacon: b, frames: frames, bluetooth: bt, leds: leds, watchdog: w, gattIdentity: gatt)
         config.metrics = metrics ?? MetricsSettings()
+        config.name = name
         return config
     }
 

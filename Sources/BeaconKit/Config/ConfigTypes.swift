@@ -13,6 +13,12 @@ public struct BeaconConfig: Equatable, Sendable {
     public var gattIdentity: GATTIdentity?
     /// `[metrics]`: the Prometheus text file (SPEC §10); nothing written without it.
     public var metrics = MetricsSettings()
+    /// `[beacon] name`: the scan response's local name (`BeaconName`); nil: not in the file (the
+    /// hostname, `hostName`); "": no name, no scan response (the frames stay ADV_NONCONN_IND).
+    public var name: String?
+    /// The machine's hostname, for a config without `name`: set by the daemon at start and at
+    /// each reload (BeaconKit does no I/O); nil: not resolved (`check`, the tests).
+    public var hostName: String?
 
     /// `frames` nil: the AltBeacon frame of `beacon` alone.
     public init(beacon: BeaconIdentity, frames: [ConfiguredFrame]? = nil, bluetooth: BluetoothSettings = BluetoothSettings(),

@@ -112,11 +112,21 @@ public struct Telemetry: Equatable, Sendable {
 /// the same bytes on air are the same.
 public struct ConfiguredFrame: Equatable, Sendable {
     public let frame: any BeaconFrame
-    public init(_ frame: any BeaconFrame) { self.frame = frame }
+    /// The beacon's name (`BeaconName`) a non-connectable frame answers scan requests with;
+    /// empty: none (ADV_NONCONN_IND). A connectable frame keeps its own (`frame.scanResponseData`).
+    public let nameResponse: [UInt8]
+    public init(_ frame: any BeaconFrame, nameResponse: [UInt8] = []) {
+        self.frame = frame
+        self.nameResponse = frame.isConnectable ? [] : nameResponse
+    }
     public var name: String { frame.name }
+    /// What the frame answers scan requests with; empty: it is not scannable.
+    public var scanResponse: [UInt8] { frame.isConnectable ? frame.scanResponseData : nameResponse }
+    /// The legacy PDU it goes out as.
+    public var pdu: LegacyPDU { frame.isConnectable ? .connectable : nameResponse.isEmpty ? .nonConnectable : .scannable }
     public static func == (a: ConfiguredFrame, b: ConfiguredFrame) -> Bool {
         a.name == b.name && a.frame.advertisingData(.zero) == b.frame.advertisingData(.zero)
-            && a.frame.scanResponseData == b.frame.scanResponseData
+            && a.scanResponse == b.scanResponse
     }
 }
 

@@ -23,8 +23,11 @@ public struct IdentityAdvertisement: BeaconFrame {
 extension BeaconConfig {
     /// What goes on air: the configured frames, then the GATT identity's connectable advertising
     /// when it is configured and `identityConnectable` (no central is connected).
+    /// With a name (`nameResponse`), each non-connectable frame goes out scannable with it.
     public func airFrames(identityConnectable: Bool = true) -> [ConfiguredFrame] {
-        guard let g = gattIdentity, identityConnectable else { return frames }
-        return frames + [ConfiguredFrame(IdentityAdvertisement(g))]
+        let response = nameResponse
+        let named = response.isEmpty ? frames : frames.map { ConfiguredFrame($0.frame, nameResponse: response) }
+        guard let g = gattIdentity, identityConnectable else { return named }
+        return named + [ConfiguredFrame(IdentityAdvertisement(g))]
     }
 }

@@ -35,24 +35,63 @@ public enum OwnAddressType: UInt8, Sendable {
     case random = 0x01
 }
 
-/// LE Set Advertising Parameters: min = max interval, ADV_NONCONN_IND, public address (or the
-/// random one), all three channels, no filter — the study-guide setup.
+/// The legacy PDU a frame goes out as: ADV_NONCONN_IND (the study guide's), ADV_SCAN_IND (a
+/// frame with the beacon's name in its scan response), ADV_IND (the GATT identity).
+public enum LegacyPDU: Equatable, Sendable {
+    case nonConnectable, scannable, connectable
+
+    /// Advertising_Type of LE Set Advertising Parameters.
+    public var advertisingType: UInt8 {
+        switch self {
+        case .nonConnectable: 0x03
+        case .scannable: 0x02
+        case .connectable: 0x00
+        }
+    }
+
+    /// Advertising_Event_Properties of LE Set Extended Advertising Parameters.
+    public var eventProperties: UInt16 {
+        switch self {
+        case .nonConnectable: AdvertisingEventProperties.legacyNonConnectable
+        case .scannable: AdvertisingEventProperties.legacyScannable
+        case .connectable: AdvertisingEventProperties.legacyConnectable
+        }
+    }
+
+    /// As `check` names it.
+    public var pduName: String {
+        switch self {
+        case .nonConnectable: "ADV_NONCONN_IND"
+        case .scannable: "ADV_SCAN_IND"
+        case .connectable: "ADV_IND"
+        }
+    }
+}
+
+/// LE Set Advertising Parameters: min = max interval, ADV_NONCONN_IND (or ADV_SCAN_IND, ADV_IND),
+/// public address (or the random one), all three channels, no filter — the study-guide setup.
 public struct LESetAdvertisingParameters: HCICommand {
     public static let opcode = HCIOpcode.leSetAdvertisingParameters
     public static let nonConnectableUndirected: UInt8 = 0x03
+    /// ADV_SCAN_IND: scannable undirected (a frame with the beacon's name).
+    public static let scannableUndirected: UInt8 = 0x02
     /// ADV_IND: connectable and scannable undirected (the GATT identity).
     public static let connectableUndirected: UInt8 = 0x00
     public var intervalUnits: UInt16
-    public var connectable: Bool
+    public var pdu: LegacyPDU
     public var ownAddress: OwnAddressType
-    public init(intervalMs: UInt16, connectable: Bool = false, ownAddress: OwnAddressType = .public) {
+    public init(intervalMs: UInt16, pdu: LegacyPDU, ownAddress: OwnAddressType = .public) {
         intervalUnits = UInt16(truncatingIfNeeded: AdvertisingInterval.units(milliseconds: UInt32(intervalMs)))
-        self.connectable = connectable
+        self.pdu = pdu
         self.ownAddress = ownAddress
     }
+    public init(intervalMs: UInt16, connectable: Bool = false, ownAddress: OwnAddressType = .public) {
+        self.init(intervalMs: intervalMs, pdu: connectable ? .connectable : .nonConnectable, ownAddress: ownAddress)
+    }
+    public var connectable: Bool { pdu == .connectable }
     public var parameters: [UInt8] {
         le16(intervalUnits) + le16(intervalUnits) + [
-            connectable ? Self.connectableUndirected : Self.nonConnectableUndirected,
+            pdu.advertisingType,
             ownAddress.rawValue,                // own address type
             0x00, 0, 0, 0, 0, 0, 0,             // peer address type and address: unused
             0x07,                               // channels 37, 38, 39
@@ -104,12 +143,14 @@ public struct LESetAdvertiseEnable: HCICommand {
 public enum AdvertisingEventProperties {
     /// Bit 4 alone: legacy ADV_NONCONN_IND.
     public static let legacyNonConnectable: UInt16 = 0x0010
+    /// Bits 1 and 4: legacy ADV_SCAN_IND (scannable, undirected).
+    public static let legacyScannable: UInt16 = 0x0012
     /// Bits 0, 1 and 4: legacy ADV_IND (connectable, scannable, undirected).
     public static let legacyConnectable: UInt16 = 0x0013
 }
 
-/// LE Set Extended Advertising Parameters with legacy PDU properties (ADV_NONCONN_IND, or ADV_IND
-/// for the GATT identity).
+/// LE Set Extended Advertising Parameters with legacy PDU properties (ADV_NONCONN_IND, ADV_SCAN_IND
+/// for a frame with the beacon's name, or ADV_IND for the GATT identity).
 public struct LESetExtendedAdvertisingParameters: HCICommand {
     public static let opcode = HCIOpcode.leSetExtendedAdvertisingParameters
     /// "Host has no preference" for TX power.
@@ -117,18 +158,24 @@ public struct LESetExtendedAdvertisingParameters: HCICommand {
     public var handle: UInt8
     public var intervalUnits: UInt32
     public var txPower: Int8
-    public var connectable: Bool
+    public var pdu: LegacyPDU
     public var ownAddress: OwnAddressType
-    public init(handle: UInt8, intervalMs: UInt16, txPowerDbm: Int8?, connectable: Bool = false,
+    public init(handle: UInt8, intervalMs: UInt16, txPowerDbm: Int8?, pdu: LegacyPDU,
                 ownAddress: OwnAddressType = .public) {
         self.handle = handle
-        self.connectable = connectable
+        self.pdu = pdu
         self.ownAddress = ownAddress
         intervalUnits = AdvertisingInterval.units(milliseconds: UInt32(intervalMs))
         txPower = txPowerDbm ?? Self.noTxPowerPreference
     }
+    public init(handle: UInt8, intervalMs: UInt16, txPowerDbm: Int8?, connectable: Bool = false,
+                ownAddress: OwnAddressType = .public) {
+        self.init(handle: handle, intervalMs: intervalMs, txPowerDbm: txPowerDbm,
+                  pdu: connectable ? .connectable : .nonConnectable, ownAddress: ownAddress)
+    }
+    public var connectable: Bool { pdu == .connectable }
     public var parameters: [UInt8] {
-        [handle] + le16(connectable ? AdvertisingEventProperties.legacyConnectable : AdvertisingEventProperties.legacyNonConnectable)
+        [handle] + le16(pdu.eventProperties)
             + le24(intervalUnits) + le24(intervalUnits)
             + [0x07,                            // channels 37, 38, 39
                ownAddress.rawValue,             // own address type

@@ -20,6 +20,8 @@ public enum ArmScope: Int, Comparable, Sendable {
         let oldFrames = old.airFrames(), newFrames = new.airFrames()
         // Frames added or removed: the slots are laid out anew.
         if newFrames.map(\.name) != oldFrames.map(\.name) { return .parameters }
+        // A name given or taken away: the PDU type changes (ADV_SCAN_IND or ADV_NONCONN_IND).
+        if newFrames.map(\.pdu) != oldFrames.map(\.pdu) { return .parameters }
         // Only the frames whose bytes changed are sent again.
         if newFrames != oldFrames { return .data }
         return nil

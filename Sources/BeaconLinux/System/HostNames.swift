@@ -29,6 +29,15 @@ public func hostName() -> String {
     return cleaned.isEmpty ? "altbeacond" : cleaned
 }
 
+/// The machine's hostname as the kernel has it (gethostname), for the beacon's name in its scan
+/// response (`BeaconConfig.hostName`): unlike `hostName()`, not rewritten; nil when unreadable.
+public func machineHostName() -> String? {
+    var buf = [CChar](repeating: 0, count: 256)
+    guard gethostname(&buf, buf.count - 1) == 0 else { return nil }
+    let name = String(decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    return name.isEmpty ? nil : name
+}
+
 /// What tells this machine from others, for names that must differ between machines and stay
 /// the same across reboots (the MQTT client ID), and where it came from: the board's serial
 /// (ALTBEACOND_BOARD_SERIAL names another file, as for the address repair), else
