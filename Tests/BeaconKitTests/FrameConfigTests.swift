@@ -103,7 +103,7 @@ final class FrameConfigTests: XCTestCase {
         XCTAssertEqual(configError(minimalBeacon + "matching_byte = 1\n"),
                        "config.toml:6:1: unknown key `beacon.matching_byte`: matching_byte belongs in [overflow], not in [beacon]")
         XCTAssertEqual(configError(minimalBeacon + "overflow = 1\n"),
-                       "config.toml:6:1: unknown key `beacon.overflow`; [beacon] takes uuid, major, minor, power, company_id, reserved, altbeacon")
+                       "config.toml:6:1: unknown key `beacon.overflow`; [beacon] takes uuid, major, minor, power, company_id, reserved, altbeacon, name")
     }
 
     func testEddystoneUIDNeedsBoth() {

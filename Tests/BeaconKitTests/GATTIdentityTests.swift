@@ -147,6 +147,7 @@ final class GATTIdentityTests: XCTestCase {
             "advertising-data: 0201061bff1801beac2f234454cf6d4a0fadf2f4911ba9ffa600010002c500",
             "advertising-data[altbeacon]: 0201061bff1801beac2f234454cf6d4a0fadf2f4911ba9ffa600010002c500",
             "advertising-data[gatt-identity]: 0201061107" + Self.serviceLE,
+            "scan-response[altbeacon]: none",
             "scan-response[gatt-identity]: 0609" + "4c6f626279",
         ])
         // Plainly said: checked, not on air in this version; the frames on air are unchanged.
