@@ -30,12 +30,13 @@ public func hostName() -> String {
 }
 
 /// The machine's hostname as the kernel has it (gethostname), for the beacon's name in its scan
-/// response (`BeaconConfig.hostName`): unlike `hostName()`, not rewritten; nil when unreadable.
+/// response (`BeaconConfig.hostName`): unlike `hostName()`, not rewritten; nil when unreadable
+/// or unset (the kernel's "(none)").
 public func machineHostName() -> String? {
     var buf = [CChar](repeating: 0, count: 256)
     guard gethostname(&buf, buf.count - 1) == 0 else { return nil }
     let name = String(decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    return name.isEmpty ? nil : name
+    return name.isEmpty || name == "(none)" ? nil : name
 }
 
 /// What tells this machine from others, for names that must differ between machines and stay
