@@ -122,4 +122,24 @@ final class AdvertiserNameTests: XCTestCase {
         XCTAssertEqual(Set(b.sent[before...].map(\.op)), [.leSetExtendedAdvertisingData, .leSetExtendedScanResponseData])
         XCTAssertEqual(b.controller.sets.values.map(\.scanResponse), [[0x06, 0x09] + Array("lobby".utf8), [0x06, 0x09] + Array("lobby".utf8)])
     }
+
+    func testAnotherProgramsScanResponseOverOursIsInterference() throws {
+        var b = AdvertiserBench(extended: false)
+        XCTAssertNoThrow(try XCTUnwrap(b.arm(named())).get())
+        let ours = b.p.onAir
+        XCTAssertNil(classifyForeignCommand(.leSetScanResponseData, LESetScanResponseData(data: Self.hall).parameters, onAir: ours))
+        // The kernel's own local name (bluetoothd's) in the legacy scan response: ours is gone.
+        XCTAssertEqual(classifyForeignCommand(.leSetScanResponseData, LESetScanResponseData(data: [0x06, 0x09, 0x42, 0x6c, 0x75, 0x65, 0x5a]).parameters, onAir: ours),
+                       .advertisingOverwritten)
+        // Without a name nothing of ours is scannable: a scan response changes nothing on air.
+        var plain = AdvertiserBench(extended: false)
+        XCTAssertNoThrow(try XCTUnwrap(plain.arm(named(name: ""))).get())
+        XCTAssertNil(classifyForeignCommand(.leSetScanResponseData, LESetScanResponseData(data: [0x02, 0x09, 0x42]).parameters, onAir: plain.p.onAir))
+        // On sets: only ours count.
+        var sets = AdvertiserBench(extended: true)
+        XCTAssertNoThrow(try XCTUnwrap(sets.arm(named("[ibeacon]\n"))).get())
+        XCTAssertEqual(classifyForeignCommand(.leSetExtendedScanResponseData, [3, 0x03, 0x01, 0x02, 0x01, 0x42], onAir: sets.p.onAir), .advertisingOverwritten)
+        XCTAssertNil(classifyForeignCommand(.leSetExtendedScanResponseData, [0, 0x03, 0x01, 0x02, 0x01, 0x42], onAir: sets.p.onAir))
+        XCTAssertNil(classifyForeignCommand(.leSetExtendedScanResponseData, [3, 0x03, 0x01, 0x06] + Self.hall, onAir: sets.p.onAir))
+    }
 }

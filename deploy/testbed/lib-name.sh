@@ -26,9 +26,16 @@ tbn_config() {
 # tbn_device_path: the beacon's (hci0's public address) Device1 object under hci1
 tbn_device_path() { echo "/org/bluez/hci1/dev_$(tbg_addr | tr ':' '_')"; }
 
+# tbn_name NAME: BlueZ's Device1.Name of the beacon under hci1, as UTF-8 (busctl escapes it)
+tbn_name() {
+  dbus-send --system --print-reply=literal --dest=org.bluez "$(tbn_device_path)" org.freedesktop.DBus.Properties.Get \
+    string:org.bluez.Device1 string:Name 2>/dev/null | sed 's/^ *variant *//'
+}
+
 # tbn_name_seen NAME TIMEOUT_S: discovery on hci1 through bluetoothd (bluetoothctl, as a user's
-# `scan le` is: an active LE scan) until BlueZ's Device1.Name for the beacon is NAME. Prints the
-# seconds it took; fails with what BlueZ has
+# `scan le` is: an active LE scan) until BlueZ's Device1.Name for the beacon is NAME. Sets
+# TBN_SECS to the seconds it took; fails the scenario with what BlueZ has (call it directly, not
+# in $(...))
 tbn_name_seen() {
   local want=$1 s=$2 path got="" i addr1 pid
   addr1=$(hciconfig hci1 | awk '/BD Address/ {print $3}')
@@ -38,22 +45,22 @@ tbn_name_seen() {
     | bluetoothctl >>/tmp/bluetoothctl.log 2>&1 &
   pid=$!
   for ((i = 0; i < s * 10; i++)); do
-    got=$(busctl get-property org.bluez "$path" org.bluez.Device1 Name 2>/dev/null) || got=""
-    [ "$got" = "s \"$want\"" ] && break
+    got=$(tbn_name)
+    [ "$got" = "$want" ] && break
     _tb_sleep 0.1
   done
   kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
-  [ "$got" = "s \"$want\"" ] || {
+  [ "$got" = "$want" ] || {
     echo "--- Device1 of $path: '$got'"; busctl introspect org.bluez "$path" org.bluez.Device1 2>&1 | head -30
     echo "--- bluetoothctl:"; tail -30 /tmp/bluetoothctl.log; tbd_dump; tb_fail "BlueZ on hci1 did not name the beacon '$want'"
   }
-  echo "$((i / 10))"
+  TBN_SECS=$((i / 10))
 }
 
 # tbn_scenario MODE: the scenario, MODE the advertiser's mode line ("legacy, 2 frames in turn" or
 # "extended, sets")
 tbn_scenario() {
-  local mode=$1 host=tb-hall-beacon named="Lobby b\u00e9acon" rsp t1 t2 t3
+  local mode=$1 host=tb-hall-beacon named="Lobby b\u00e9acon" rsp t1 t2
   hostname "$host" || tb_fail "cannot set the guest's hostname"
   # 1. No name in the file: the hostname; check prints each frame's type and scan response.
   tbn_config
@@ -71,18 +78,19 @@ tbn_scenario() {
 
   # 2. bluetoothd on the observer's controller (it resets hci0 too as it starts: the daemon re-arms).
   tb_bluetoothd_start || tb_fail "bluetoothd did not start"
-  t1=$(tbn_name_seen "$host" 30)
+  tbn_name_seen "$host" 30
+  t1=$TBN_SECS
 
   # 3. `[beacon] name` by an edit (UTF-8): applied without a restart; BlueZ follows.
   named=$(printf "$named")
   tbn_config "name = \"$named\""
-  t2=$(tbn_name_seen "$named" 30)
+  tbn_name_seen "$named" 30
+  t2=$TBN_SECS
 
   # 4. name = "": the frames go back to ADV_NONCONN_IND with no scan response (the study guide's).
   tb_bluetoothd_stop
   hciconfig hci1 up || tb_fail "hci1 does not come up after bluetoothd"
   tbn_config 'name = ""'
-  t3=$(tb_now_ms)
   # bluetoothd powered hci0 off as it left: the daemon brings it back, then the edit applies.
   tb_wait_heard "$TB_RIG_HEX" 15000 >/dev/null || { tbd_dump; tb_fail "the beacon is not heard after bluetoothd stopped"; }
   _tb_sleep 2

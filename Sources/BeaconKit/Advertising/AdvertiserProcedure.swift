@@ -117,8 +117,10 @@ public struct AdvertiserProcedure {
     /// Ours on air, for classifying others' commands: every frame's payload and what each slot carries.
     public var onAir: OnAirAdvertising {
         let slots = [controller.legacy.data] + controller.sets.keys.sorted(by: >).map { controller.sets[$0]!.data }
+        let responses = [controller.legacy.scanResponse] + controller.sets.values.map(\.scanResponse)
         return OnAirAdvertising(handles: (plan ?? lastPlan)?.handles,
-                                payloads: frames.map { $0.frame.advertisingData(.zero) } + slots.filter { !$0.isEmpty })
+                                payloads: frames.map { $0.frame.advertisingData(.zero) } + slots.filter { !$0.isEmpty },
+                                scanResponses: frames.map(\.scanResponse).filter { !$0.isEmpty } + responses.filter { !$0.isEmpty })
     }
 
     var summary: AirSummary {

@@ -11,11 +11,20 @@ public enum Interference: String, Equatable, Sendable {
 public struct OnAirAdvertising: Equatable, Sendable {
     public var handles: [UInt8]?
     public var payloads: [[UInt8]]
-    public init(handles: [UInt8]?, payloads: [[UInt8]]) { self.handles = handles; self.payloads = payloads }
+    /// The scan responses of our scannable frames (the beacon's name, the GATT identity's); empty:
+    /// none is scannable, so another program's scan response changes nothing on air.
+    public var scanResponses: [[UInt8]]
+    public init(handles: [UInt8]?, payloads: [[UInt8]], scanResponses: [[UInt8]] = []) {
+        self.handles = handles; self.payloads = payloads; self.scanResponses = scanResponses
+    }
 
     /// In legacy mode any set counts: a controller running both kinds may drop ours.
     func isOurs(handle: UInt8) -> Bool { handles?.contains(handle) ?? true }
     func isOurs(data: ArraySlice<UInt8>) -> Bool { payloads.contains { $0.elementsEqual(data) } }
+    /// A scan response that leaves ours answering: ours, or any while none of ours is scannable.
+    func isOurs(scanResponse: ArraySlice<UInt8>) -> Bool {
+        scanResponses.isEmpty || scanResponses.contains { $0.elementsEqual(scanResponse) }
+    }
 }
 
 /// Classifies a command seen on the HCI monitor that altbeacond did not send.
@@ -28,6 +37,13 @@ public func classifyForeignCommand(_ op: HCIOpcode, _ params: [UInt8], onAir: On
     case .leSetAdvertisingData:
         guard let len = params.first, params.count >= 1 + Int(len) else { return .advertisingOverwritten }
         return onAir.isOurs(data: params[1..<(1 + Int(len))]) ? nil : .advertisingOverwritten
+    case .leSetScanResponseData:
+        // The kernel sets its own local name there (bluetoothd's name at start): ours is lost.
+        guard onAir.handles == nil, let len = params.first, params.count >= 1 + Int(len) else { return nil }
+        return onAir.isOurs(scanResponse: params[1..<(1 + Int(len))]) ? nil : .advertisingOverwritten
+    case .leSetExtendedScanResponseData:
+        guard params.count >= 4, onAir.isOurs(handle: params[0]) else { return nil }
+        return onAir.isOurs(scanResponse: params.dropFirst(4)) ? nil : .advertisingOverwritten
     case .leSetAdvertisingParameters:
         return .parametersChanged
     case .leSetExtendedAdvertisingEnable:
