@@ -123,6 +123,15 @@ final class AdvertiserNameTests: XCTestCase {
         XCTAssertEqual(b.controller.sets.values.map(\.scanResponse), [[0x06, 0x09] + Array("lobby".utf8), [0x06, 0x09] + Array("lobby".utf8)])
     }
 
+    /// An edit of one frame's data leaves the name as it was: only that set's data goes.
+    func testADataEditDoesNotSendTheUnchangedNameAgain() throws {
+        var b = AdvertiserBench(extended: true)
+        XCTAssertNoThrow(try XCTUnwrap(b.arm(named("[ibeacon]\nmajor = 7\n"))).get())
+        let before = b.sent.count
+        XCTAssertNoThrow(try XCTUnwrap(b.arm(named("[ibeacon]\nmajor = 8\n"), scope: .data, generation: 2)).get())
+        XCTAssertEqual(b.sent[before...].map(\.op), [.leSetExtendedAdvertisingData])
+    }
+
     func testAnotherProgramsScanResponseOverOursIsInterference() throws {
         var b = AdvertiserBench(extended: false)
         XCTAssertNoThrow(try XCTUnwrap(b.arm(named())).get())

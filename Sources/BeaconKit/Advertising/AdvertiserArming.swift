@@ -131,7 +131,7 @@ extension AdvertiserProcedure {
                 let h = plan.handle(ofSlot: s)
                 if controller.slot(h)?.data == payload(ofFrame: f, now: now),
                    frames[f].scanResponse.isEmpty || controller.slot(h)?.scanResponse == frames[f].scanResponse { continue }
-                steps += frameSteps(f, h)
+                steps += frameSteps(f, h, resend: false)
             }
             return next(now)
         }

@@ -47,6 +47,9 @@ say "gpio-sim chip $chip live"
 # shellcheck source=../lib.sh
 . "$TB_REPO/deploy/testbed/lib.sh"
 tb_btvirt_start "${TB_FLAVOUR:-le}" || { say "btvirt did not give hci0 and hci1"; exit 125; }
+# A hostname, as every Pi has one: each scenario then runs what a Pi runs by default, the frames
+# scannable with the hostname as their name (issue 32; [beacon] name). The kernel's own is "(none)".
+hostname tb-pi || { say "cannot set the hostname"; exit 125; }
 say "ready: $TB_GPIOCHIP (pinctrl-bcm2711), btvirt ${TB_FLAVOUR:-le}"
 
 if [ -n "${TB_RIG_ONLY:-}" ]; then
