@@ -188,7 +188,7 @@ final class ScanSession: ScannerDelegate {
 
     private func identityRead(_ r: IdentityReadReport) {
         var r = r
-        r.name = names[r.address]
+        r.name = names.identityName(r.address)
         if json {
             emit(r.jsonLine + "\n")
         } else if live {
@@ -257,5 +257,5 @@ extension ScanSession: IdentityReadsDelegate {
         finish()
     }
 
-    func identityReads(_ reads: IdentityReads, heardNameOf address: String) -> Bool { names[address] != nil }
+    func identityReads(_ reads: IdentityReads, heardNameOf address: String) -> Bool { names.identityName(address) != nil }
 }

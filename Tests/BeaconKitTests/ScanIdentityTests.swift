@@ -12,6 +12,22 @@ final class ScanIdentityTests: XCTestCase {
         AdvertisingReport(eventType: 0, addressType: 0, address: address, rssi: rssi, data: data)
     }
 
+    /// Issue 32: a beacon that names its other frames too answers their scans with its own name;
+    /// the identity's row keeps the name that answered the identity's advertisement.
+    func testTheNameOfTheBeaconsOtherFramesIsNotTheIdentitys() throws {
+        var names = LocalNames()
+        var table = BeaconTable()
+        let altbeacon = attHex("02 01 06 1b ff 18 01 be ac 2f 23 44 54 cf 6d 4a 0f ad f2 f4 91 1b a9 ff a6 00 01 00 02 c5 00")
+        let hall = attHex("05 09 68 61 6c 6c")   // "hall"
+        for data in [advert, response, altbeacon, hall, advert, altbeacon, hall] {
+            for s in Sighting.listed(in: report(data), atMs: 0, names: &names, table: table) { _ = table.record(s) }
+        }
+        let row = try XCTUnwrap(table.identityRow(address: "11:22:33:44:55:66"))
+        XCTAssertEqual((row.latest.frame as? HeardGATTIdentity)?.localName, Array("AltBeacon".utf8))
+        XCTAssertEqual(names.identityName("11:22:33:44:55:66"), Array("AltBeacon".utf8))
+        XCTAssertEqual(names["11:22:33:44:55:66"], Array("hall".utf8), "the last name heard from the address")
+    }
+
     func testListedAsGATTIdentityWithoutAName() throws {
         var names = LocalNames()
         let listed = Sighting.listed(in: report(advert), atMs: 0, names: &names, table: BeaconTable())

@@ -46,19 +46,35 @@ extension Proximity {
 /// Bounded: past `capacity` addresses, names unheard for 8.5 s go, then all if none did.
 public struct LocalNames: Sendable {
     public static let capacity = 256
-    private var names: [String: (name: [UInt8], atMs: Int64)] = [:]
+    /// The last name heard from each address, and the last one that answered the GATT identity's
+    /// advertisement.
+    private var names: [String: (name: [UInt8], atMs: Int64, identity: [UInt8]?)] = [:]
 
     public init() {}
 
     public subscript(address: String) -> [UInt8]? { names[address]?.name }
+    /// The GATT identity's name at `address`.
+    public func identityName(_ address: String) -> [UInt8]? { names[address]?.identity }
     public var count: Int { names.count }
 
-    mutating func record(_ name: [UInt8], address: String, atMs: Int64) {
+    /// Whether an address's last advertisement was the GATT identity's: a beacon names its other
+    /// frames too (issue 32, `[beacon] name`), in scan responses to them, which are not the
+    /// identity's name. Unknown (no advertisement yet): taken for the identity's.
+    private var identityLast: [String: Bool] = [:]
+
+    mutating func advertised(identity: Bool, address: String) {
+        if identityLast[address] == nil, identityLast.count >= Self.capacity { identityLast.removeAll() }
+        identityLast[address] = identity
+    }
+
+    func namesIdentity(address: String) -> Bool { identityLast[address] ?? true }
+
+    mutating func record(_ name: [UInt8], address: String, atMs: Int64, identity: Bool = true) {
         if names[address] == nil, names.count >= Self.capacity {
             names = names.filter { atMs - $0.value.atMs < BeaconTable.dropAfterMs }
             if names.count >= Self.capacity { names.removeAll() }
         }
-        names[address] = (name, atMs)
+        names[address] = (name, atMs, identity ? name : names[address]?.identity)
     }
 }
 
@@ -70,12 +86,17 @@ extension Sighting {
                               table: BeaconTable) -> [Sighting] {
         var out = all(in: report, atMs: atMs)
         let address = report.addressString
+        let identity = HeardGATTIdentity.decode(report.data[...])
+        if identity != nil || !out.isEmpty { names.advertised(identity: identity != nil, address: address) }
+        // A name from a scan response belongs to the advertisement it answered: the identity's
+        // only when that was the identity's.
         let heard = HeardGATTIdentity.localName(in: report.data[...])
-        if let heard { names.record(heard, address: address, atMs: atMs) }
-        if let identity = HeardGATTIdentity.decode(report.data[...]) {
-            let named = HeardGATTIdentity(localName: identity.localName ?? names[address])
+        let forIdentity = identity != nil || names.namesIdentity(address: address)
+        if let heard { names.record(heard, address: address, atMs: atMs, identity: forIdentity) }
+        if let identity {
+            let named = HeardGATTIdentity(localName: identity.localName ?? names.identityName(address))
             out.append(Sighting(frame: named, rssi: report.rssi, address: address, atMs: atMs))
-        } else if let heard, let row = table.identityRow(address: address),
+        } else if let heard, forIdentity, let row = table.identityRow(address: address),
                   (row.latest.frame as? HeardGATTIdentity)?.localName != heard {
             out.append(Sighting(frame: HeardGATTIdentity(localName: heard), rssi: report.rssi, address: address, atMs: atMs))
         }
