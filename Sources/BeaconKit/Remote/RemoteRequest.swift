@@ -158,10 +158,12 @@ public struct RemoteRequest: Equatable, Sendable {
     }
 }
 
+/// By scalars: "\r\n" is one Character.
 private func trimmed(_ s: String) -> String {
-    var u = Substring(s)
-    while let c = u.first, c == " " || c == "\t" || c == "\r" || c == "\n" { u = u.dropFirst() }
-    while let c = u.last, c == " " || c == "\t" || c == "\r" || c == "\n" { u = u.dropLast() }
+    var u = Substring(s).unicodeScalars
+    func blank(_ c: Unicode.Scalar) -> Bool { c == " " || c == "\t" || c == "\r" || c == "\n" }
+    while let c = u.first, blank(c) { u = u.dropFirst() }
+    while let c = u.last, blank(c) { u = u.dropLast() }
     return String(u)
 }
 
