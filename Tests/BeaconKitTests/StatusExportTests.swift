@@ -170,3 +170,63 @@ final class StatusExportTests: XCTestCase {
         XCTAssertTrue(configError(minimalBeacon + "[metrics]\ntextfiel = \"/a.prom\"\n").contains("textfile"), "did you mean")
     }
 }
+
+/// Issue 32: what a change from afar reads back from the status file.
+final class StatusExportRemoteTests: XCTestCase {
+    func status() -> DaemonStatus {
+        var s = DaemonStatus(phase: .advertising, adapter: "hci0", beacon: "b", frames: ["altbeacon"])
+        s.identity = BeaconIdentity(uuid: [UInt8](repeating: 0xab, count: 16), major: 9, minor: 11, power: -40)
+        return s
+    }
+
+    func testIdentityAdvertisingAndChange() throws {
+        var s = status()
+        s.change = RemoteChangeReport(request: "set power 5", origin: "mqtt t", applied: false, message: "c.toml:4:9: bad", time: 77)
+        let v = try XCTUnwrap(JSONValue.parse(Array(StatusExport(status: s, version: "v", pid: 1, startTime: 0, updated: 0).json.utf8)))
+        XCTAssertEqual(v["uuid"], .string("abababab-abab-abab-abab-abababababab"))
+        XCTAssertEqual(v["major"]?.integer, 9)
+        XCTAssertEqual(v["power"]?.integer, -40)
+        XCTAssertEqual(v["advertising"], .bool(true))
+        XCTAssertEqual(v["identifying"], .bool(false))
+        XCTAssertEqual(v["change"]?["outcome"], .string("refused"))
+        XCTAssertEqual(v["change"]?["message"], .string("c.toml:4:9: bad"))
+        XCTAssertEqual(v["change"]?["time"]?.integer, 77)
+        XCTAssertEqual(v["health"], .string("on-air"))
+    }
+
+    func testAdvertisingOffIsOffAirOnPurpose() throws {
+        var s = status()
+        s.phase = .starting   // the paused session never started
+        s.advertisingOff = true
+        XCTAssertEqual(HealthVerdict(s), .offAir)
+        XCTAssertEqual(s.stateWord, "off")
+        XCTAssertEqual(s.health, .advertisingOff)
+        XCTAssertTrue(s.text.hasPrefix("advertising off (beacon.advertising = false)"), s.text)
+        let v = try XCTUnwrap(JSONValue.parse(Array(StatusExport(status: s, version: "v", pid: 1, startTime: 0, updated: 0).json.utf8)))
+        XCTAssertEqual(v["advertising"], .bool(false))
+        guard case .array(let frames)? = v["frames"] else { return XCTFail("no frames") }
+        XCTAssertEqual(frames.first?["on_air"], .bool(false))
+        s.phase = .stopping
+        XCTAssertEqual(s.health, .stopped, "dark when stopping, whatever the switch")
+    }
+
+    func testIdentifyShowsOverEveryHealthButStopped() {
+        var s = status()
+        s.identifying = true
+        XCTAssertEqual(s.health, .identifying)
+        s.advertisingOff = true
+        XCTAssertEqual(s.health, .identifying)
+        s.phase = .stopping
+        XCTAssertEqual(s.health, .stopped)
+        XCTAssertEqual(HealthVerdict(status()), .onAir, "identify changes nothing of the verdict")
+    }
+
+    func testPatternsOfTheNewStates() {
+        XCTAssertEqual(LEDPatterns(health: .advertisingOff, hasFaultLED: true), LEDPatterns(status: .slowPulse, fault: .off))
+        XCTAssertEqual(LEDPatterns(health: .identifying, hasFaultLED: true), LEDPatterns(status: .strobe, fault: .strobe))
+        XCTAssertEqual(LEDPatterns(health: .identifying, hasFaultLED: false), LEDPatterns(status: .strobe, fault: nil))
+        // Unlike every other row: no other pattern blinks at these rates.
+        let others: [LEDPattern] = [.fastBlink, .slowBlink, .onWithOffBlink, .shortFlash]
+        XCTAssertFalse(others.contains(.slowPulse) || others.contains(.strobe))
+    }
+}

@@ -9,6 +9,10 @@ public enum BeaconHealth: Equatable, Sendable {
     case adapterFault
     /// Shutting down: LEDs dark, lines released.
     case stopped
+    /// Off air on purpose (`beacon.advertising = false`).
+    case advertisingOff
+    /// Asked to show which Pi this is (a change from afar): a strobe for 10 s.
+    case identifying
 }
 
 /// One LED's behaviour over time: steady, or a periodic blink that is lit for `onMs` at the start
@@ -27,6 +31,10 @@ public enum LEDPattern: Equatable, Sendable {
     public static let onWithOffBlink = LEDPattern.blink(periodMs: 1000, onMs: 850)
     /// Dark, with a short flash every 2 s: single LED, adapter fault.
     public static let shortFlash = LEDPattern.blink(periodMs: 2000, onMs: 150)
+    /// 0.25 Hz, half lit: advertising turned off on purpose (slower than anything else).
+    public static let slowPulse = LEDPattern.blink(periodMs: 4000, onMs: 2000)
+    /// A short flash every 300 ms on both LEDs: identify, unlike any health.
+    public static let strobe = LEDPattern.blink(periodMs: 300, onMs: 40)
 
     /// A blink whose on-time is not strictly inside its period is really steady.
     public var normalized: LEDPattern {
@@ -78,6 +86,8 @@ public struct LEDPatterns: Equatable, Sendable {
         case (.adapterFault, true): self.init(status: .off, fault: .on)
         case (.adapterFault, false): self.init(status: .shortFlash, fault: nil)
         case (.stopped, _): self.init(status: .off, fault: .off)
+        case (.advertisingOff, _): self.init(status: .slowPulse, fault: .off)
+        case (.identifying, _): self.init(status: .strobe, fault: .strobe)
         }
         if !hasFaultLED { fault = nil }
     }

@@ -29,6 +29,14 @@ public struct DaemonStatus: Equatable, Sendable {
     public var gattServer: String?
     /// Centrals connected to the GATT identity now.
     public var centrals: Int
+    /// The configured identity (the status file's uuid, major, minor, power); nil in old tests.
+    public var identity: BeaconIdentity?
+    /// `beacon.advertising = false`: off air on purpose, nothing armed.
+    public var advertisingOff = false
+    /// The status LED shows the identify pattern (a change from afar asked for it).
+    public var identifying = false
+    /// The last change asked from afar and what became of it; nil until one came.
+    public var change: RemoteChangeReport?
 
     public init(phase: Phase, escalation: Escalation = .retrying, ladderFailures: Int = 0, rearms: [RearmCause: Int] = [:],
                 refusedEdit: String? = nil, adapter: String, beacon: String, mode: String = "", intervalMs: Int = 0,
@@ -49,7 +57,9 @@ public struct DaemonStatus: Equatable, Sendable {
 
     /// What the LEDs show (SPEC §4).
     public var health: BeaconHealth {
-        switch phase {
+        if identifying && phase != .stopping { return .identifying }
+        if advertisingOff && phase != .stopping { return .advertisingOff }
+        return switch phase {
         case .starting, .arming: .starting
         case .advertising: refusedEdit == nil ? .advertising : .advertisingWithRefusedEdit
         // Expected, not a fault: the frames come back at the disconnection (at most 30 s).
@@ -64,6 +74,7 @@ public struct DaemonStatus: Equatable, Sendable {
         let on = "\(beacon) on \(adapter)"
         var s: String
         switch phase {
+        case _ where advertisingOff && phase != .stopping: s = "advertising off (beacon.advertising = false): \(on)"
         case .starting, .arming: s = "arming \(on)"
         case .advertising: s = "advertising \(on)"
         case .fault(.connected):
@@ -86,6 +97,23 @@ public struct DaemonStatus: Equatable, Sendable {
         let rearms = RearmCause.summary(self.rearms)
         if !rearms.isEmpty { s += "; re-arms: \(rearms)" }
         return s
+    }
+}
+
+/// A change asked from afar (issue 32) and its outcome, for the status file and the log.
+public struct RemoteChangeReport: Equatable, Sendable {
+    /// "set power -40", "identify".
+    public var request: String
+    /// "mqtt altbeacond/all/beacon/set/power".
+    public var origin: String
+    public var applied: Bool
+    /// Why it was refused: `check`'s message (FILE:LINE:COL ...); "" when applied.
+    public var message: String
+    /// Unix seconds.
+    public var time: Int64
+
+    public init(request: String, origin: String, applied: Bool, message: String, time: Int64) {
+        self.request = request; self.origin = origin; self.applied = applied; self.message = message; self.time = time
     }
 }
 

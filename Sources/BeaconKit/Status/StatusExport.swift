@@ -51,6 +51,7 @@ public struct StatusExport: Equatable, Sendable {
         members.append("\"refused_edit\":" + (status.refusedEdit.map(jsonString) ?? "null"))
         members.append("\"gatt_server\":" + (status.gattServer.map(jsonString) ?? "null"))
         members.append("\"centrals\":\(status.centrals)")
+        members += remoteMembers
         return "{" + members.joined(separator: ",") + "}\n"
     }
 
@@ -96,6 +97,8 @@ public enum HealthVerdict: Int32, Sendable {
     case unknown = 3
 
     public init(_ s: DaemonStatus) {
+        // Off on purpose is still off air: whoever watches the fleet is told, not soothed.
+        if s.advertisingOff && s.phase != .stopping { self = .offAir; return }
         switch s.phase {
         case .advertising: self = s.refusedEdit == nil && s.ladderFailures == 0 ? .onAir : .degraded
         case .starting, .arming, .fault(.connected): self = .degraded
@@ -116,7 +119,8 @@ public enum HealthVerdict: Int32, Sendable {
 extension DaemonStatus {
     /// The phase in one word for machines ("advertising", "fault", ...).
     public var stateWord: String {
-        switch phase {
+        if advertisingOff && phase != .stopping { return "off" }
+        return switch phase {
         case .starting: "starting"
         case .arming: "arming"
         case .advertising: "advertising"
