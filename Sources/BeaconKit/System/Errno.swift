@@ -21,6 +21,9 @@ public struct Errno: Error, Equatable, Hashable, Sendable, CustomStringConvertib
     /// ERFKILL: the radio is blocked by rfkill.
     public static let rfkilled = Errno(132)
     public static let noEntry = Errno(ENOENT)
+    public static let exists = Errno(EEXIST)
+    /// Also: a request file past its size limit.
+    public static let fileTooLarge = Errno(EFBIG)
     /// EINPROGRESS, as `BlockingCall` (and the power calls on it) refuse a second call while one
     /// runs: no HCIDEVUP, HCIDEVDOWN or fsync reports it, so it cannot be mistaken for theirs.
     public static let callInProgress = Errno(EINPROGRESS)

@@ -27,23 +27,24 @@ public struct StateFile: Sendable {
 
     /// Creates the temp file; a missing state directory (a run without systemd's
     /// `StateDirectory=`) is created once, mode 0700, its parent must exist.
-    private func openTemporary(_ tmp: String) throws(Errno) -> Int32 {
+    private func openTemporary(_ tmp: String, mode: mode_t) throws(Errno) -> Int32 {
         let flags = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW
         do throws(Errno) {
-            return try syscall { open(tmp, flags, 0o600) }
+            return try syscall { open(tmp, flags, mode) }
         } catch let e where e == .noEntry {
             _ = try syscall { mkdir(directory, 0o700) }
-            return try syscall { open(tmp, flags, 0o600) }
+            return try syscall { open(tmp, flags, mode) }
         }
     }
 
-    /// Replaces the file with `bytes` (mode 0600), atomically and durably.
-    public func write(_ bytes: [UInt8]) throws(Errno) {
+    /// Replaces the file with `bytes` (`mode`, whatever the umask), atomically and durably.
+    public func write(_ bytes: [UInt8], mode: mode_t = 0o600) throws(Errno) {
         let tmp = temporaryPath
         do throws(Errno) {
-            let fd = FileDescriptor(try openTemporary(tmp))
+            let fd = FileDescriptor(try openTemporary(tmp, mode: mode))
             defer { fd.close() }
             let raw = fd.rawValue
+            _ = try syscall { fchmod(raw, mode) }
             try writeAll(raw, bytes)
             _ = try syscall { fsync(raw) }
             try fd.closeReportingErrors()
