@@ -1,7 +1,7 @@
 // libFuzzer harness for the config parser (SPEC §2: never crash, hang or grow without bound).
 // Built by deploy/fuzz/run together with Sources/BeaconKit/**/*.swift into one module.
 
-@_cdecl("LLVMFuzzerTestOneInput")
+// Called by FuzzMain.swift when ALTBEACOND_FUZZ=config.
 public func fuzzConfig(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     let bytes = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
     let lineCount = bytes.reduce(1) { $0 + ($1 == 0x0A ? 1 : 0) }

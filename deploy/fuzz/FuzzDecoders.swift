@@ -8,7 +8,7 @@
 // decoders and state machine (FuzzDBus.swift). Built by deploy/fuzz/run
 // together with Sources/BeaconKit/**/*.swift into one module, so internal helpers are visible.
 
-@_cdecl("LLVMFuzzerTestOneInput")
+// Called by FuzzMain.swift when ALTBEACOND_FUZZ=decoders.
 public func fuzzDecoders(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     let bytes = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
 

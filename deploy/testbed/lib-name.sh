@@ -37,19 +37,24 @@ tbn_name() {
 # TBN_SECS to the seconds it took; fails the scenario with what BlueZ has (call it directly, not
 # in $(...))
 tbn_name_seen() {
-  local want=$1 s=$2 path got="" i addr1 pid
+  local want=$1 s=$2 path got="" i addr1 pid feeder
   addr1=$(hciconfig hci1 | awk '/BD Address/ {print $3}')
   path=$(tbn_device_path)
   # The discovery session lasts as long as bluetoothctl's bus connection: keep its input open.
-  { echo "select $addr1"; echo "power on"; _tb_sleep 0.5; echo "scan le"; _tb_sleep "$((s + 2))"; echo "scan off"; echo quit; } \
-    | bluetoothctl >>/tmp/bluetoothctl.log 2>&1 &
+  # Through a fifo, not a pipe: both ends' pids are known and both are ended once the name is
+  # seen (a feeder left sleeping held the scenario's output open for its whole 30 s).
+  rm -f /tmp/bluetoothctl.in; mkfifo /tmp/bluetoothctl.in
+  bluetoothctl </tmp/bluetoothctl.in >>/tmp/bluetoothctl.log 2>&1 &
   pid=$!
+  { echo "select $addr1"; echo "power on"; _tb_sleep 0.5; echo "scan le"; _tb_sleep "$((s + 2))"; echo "scan off"; echo quit; } \
+    >/tmp/bluetoothctl.in &
+  feeder=$!
   for ((i = 0; i < s * 10; i++)); do
     got=$(tbn_name)
     [ "$got" = "$want" ] && break
     _tb_sleep 0.1
   done
-  kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
+  kill "$feeder" "$pid" 2>/dev/null; wait "$feeder" "$pid" 2>/dev/null
   [ "$got" = "$want" ] || {
     echo "--- Device1 of $path: '$got'"; busctl introspect org.bluez "$path" org.bluez.Device1 2>&1 | head -30
     echo "--- bluetoothctl:"; tail -30 /tmp/bluetoothctl.log; tbd_dump; tb_fail "BlueZ on hci1 did not name the beacon '$want'"
