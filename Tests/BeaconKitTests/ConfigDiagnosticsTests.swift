@@ -22,7 +22,7 @@ final class ConfigDiagnosticsTests: XCTestCase {
         // A missing key nothing explains still is, after the unknown ones.
         XCTAssertEqual(all("[beacon]\nmjaor = 1\nminor = 2\nfoo = 1\n"), [
             "c.toml:2:1: unknown key `beacon.mjaor`; did you mean `beacon.major`?",
-            "c.toml:4:1: unknown key `beacon.foo`; [beacon] takes uuid, major, minor, power, company_id, reserved, altbeacon, name",
+            "c.toml:4:1: unknown key `beacon.foo`; [beacon] takes uuid, major, minor, power, company_id, reserved, altbeacon, advertising, name",
             "c.toml:1:1: missing required key `beacon.uuid` in [beacon]",
         ])
         XCTAssertEqual(all("[beacn]\nuuid = 1\n"), ["c.toml:1:2: unknown table [beacn]; did you mean [beacon]?"])

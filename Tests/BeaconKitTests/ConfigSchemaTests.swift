@@ -156,11 +156,11 @@ final class ConfigSchemaTests: XCTestCase {
         XCTAssertEqual(configError("uuid = 'x'\n" + minimalBeacon),
                        "config.toml:1:1: unknown key `uuid`: uuid belongs in [beacon], not at the top level")
         XCTAssertEqual(configError(minimalBeacon + "zzzzzz = 1"),
-                       "config.toml:6:1: unknown key `beacon.zzzzzz`; [beacon] takes uuid, major, minor, power, company_id, reserved, altbeacon, name")
+                       "config.toml:6:1: unknown key `beacon.zzzzzz`; [beacon] takes uuid, major, minor, power, company_id, reserved, altbeacon, advertising, name")
         XCTAssertEqual(configError(minimalBeacon + "[qqqqqqqq]"),
                        "config.toml:6:2: unknown table [qqqqqqqq]; the tables are [beacon], [bluetooth], [leds], [watchdog], [ibeacon], [eddystone], [overflow], [gatt_identity], [metrics]")
         XCTAssertEqual(configError(minimalBeacon + "[beacon.extra]"),
-                       "config.toml:6:9: unknown table [beacon.extra]; [beacon] takes uuid, major, minor, power, company_id, reserved, altbeacon, name")
+                       "config.toml:6:9: unknown table [beacon.extra]; [beacon] takes uuid, major, minor, power, company_id, reserved, altbeacon, advertising, name")
     }
 
     func testEarliestProblemIsReported() {

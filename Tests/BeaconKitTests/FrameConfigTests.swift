@@ -97,13 +97,13 @@ final class FrameConfigTests: XCTestCase {
         XCTAssertEqual(configError(minimalBeacon + "[overflow]\nuuid = '2f234454-cf6d-4a0f-adf2-f4911ba9ffa6'"),
                        "config.toml:7:1: unknown key `overflow.uuid`: uuid belongs in [beacon], not in [overflow]")
         XCTAssertEqual(configError(minimalBeacon + "[overflow]\nzzzzzz = 1"),
-                       "config.toml:7:1: unknown key `overflow.zzzzzz`; [overflow] takes major, minor, matching_byte")
+                       "config.toml:7:1: unknown key `overflow.zzzzzz`; [overflow] takes enabled, major, minor, matching_byte")
         XCTAssertEqual(configError(minimalBeacon + "[overflw]\n"),
                        "config.toml:6:2: unknown table [overflw]; did you mean [overflow]?")
         XCTAssertEqual(configError(minimalBeacon + "matching_byte = 1\n"),
                        "config.toml:6:1: unknown key `beacon.matching_byte`: matching_byte belongs in [overflow], not in [beacon]")
         XCTAssertEqual(configError(minimalBeacon + "overflow = 1\n"),
-                       "config.toml:6:1: unknown key `beacon.overflow`; [beacon] takes uuid, major, minor, power, company_id, reserved, altbeacon, name")
+                       "config.toml:6:1: unknown key `beacon.overflow`; [beacon] takes uuid, major, minor, power, company_id, reserved, altbeacon, advertising, name")
     }
 
     func testEddystoneUIDNeedsBoth() {
@@ -207,7 +207,7 @@ final class FrameConfigTests: XCTestCase {
         XCTAssertEqual(configError(minimalBeacon + "[edystone]\ntlm = true"),
                        "config.toml:6:2: unknown table [edystone]; did you mean [eddystone]?")
         XCTAssertEqual(configError(minimalBeacon + "[eddystone]\ntlm = true\nfoo = 1"),
-                       "config.toml:8:1: unknown key `eddystone.foo`; [eddystone] takes namespace, instance, url, tlm, power_0m")
+                       "config.toml:8:1: unknown key `eddystone.foo`; [eddystone] takes enabled, namespace, instance, url, tlm, power_0m")
         XCTAssertEqual(configError(minimalBeacon + "[beacon.x]\n").contains("altbeacon"), true)
     }
 

@@ -8,8 +8,14 @@ public enum CheckReport {
         let b = config.beacon, bt = config.bluetooth
         let payload = primaryPayload(config)
         let company = companies[b.companyID].map { " (\($0))" } ?? ""
-        var lines = [
+        var lines: [String] = [
             "\(path): ok",
+        ]
+        if !config.advertising {
+            // The frames are still printed below: what goes on air once it is switched on again.
+            lines.append("advertising: off (beacon.advertising = false): nothing goes on air; below is what would")
+        }
+        lines += [
             "beacon:",
             "  uuid (ID1):       \(b.uuidString)",
             "  major (ID2):      \(b.major)",

@@ -11,20 +11,38 @@ extension ConfigValidator {
         let altbeacon = tables["beacon"].flatMap { boolean($0, "beacon", "altbeacon") } ?? true
         if altbeacon { frames.append(ConfiguredFrame(AltBeaconFrame(beacon))) }
         let before = problems.count
+        // A table with `enabled = false` sends nothing, but its keys are still read and judged:
+        // switching it back on (from afar too) must not uncover a mistake.
         let ibeacon = tables["ibeacon"].flatMap { readIBeacon($0, beacon) }
-        if let ibeacon { frames.append(ConfiguredFrame(ibeacon)) }
+        if let t = tables["ibeacon"], enabled(t, "ibeacon"), let ibeacon { frames.append(ConfiguredFrame(ibeacon)) }
         if let t = tables["overflow"] {
+            // Defaults to the iBeacon table's numbers even when that frame is off: switching one
+            // frame must not change another.
             let f = readOverflow(t, major: ibeacon?.major ?? beacon.major, minor: ibeacon?.minor ?? beacon.minor)
-            frames.append(ConfiguredFrame(f))
+            if enabled(t, "overflow") { frames.append(ConfiguredFrame(f)) }
         }
-        if let t = tables["eddystone"] { frames += readEddystone(t, beacon) }
+        if let t = tables["eddystone"] {
+            let on = enabled(t, "eddystone")
+            let eddystone = readEddystone(t, beacon, enabled: on)
+            if on { frames += eddystone }
+        }
         guard problems.count == before else { return nil }
         if frames.isEmpty, let e = tables["beacon"]?.entry("altbeacon") {
             // Ranked as a missing key: a misspelt [ibeacon] or [eddystone] header is the real mistake.
-            report("beacon.altbeacon = false needs another frame: add an [ibeacon], [overflow] or [eddystone] table", at: e.valuePosition, rank: .missing)
+            // Refused with `beacon.advertising = false` too: a config always says what it sends
+            // once advertising is on again, so that switching it on cannot be refused.
+            let switchedOff = ["ibeacon", "overflow", "eddystone"].filter { tables[$0]?["enabled"] == .bool(false) }
+            let turnOn = switchedOff.isEmpty ? "" : " (or set enabled = true in [\(switchedOff.joined(separator: "], ["))])"
+            let off = tables["beacon"]?["advertising"] == .bool(false) ? ", even with beacon.advertising = false: the config must say what goes on air once advertising is on again" : ""
+            report("beacon.altbeacon = false needs another frame: add an [ibeacon], [overflow] or [eddystone] table\(turnOn)\(off)", at: e.valuePosition, rank: .missing)
             return nil
         }
         return frames
+    }
+
+    /// A frame table's `enabled` (true when absent: the table's presence turns its frames on).
+    mutating func enabled(_ t: TOMLTable, _ table: String) -> Bool {
+        boolean(t, table, "enabled") ?? true
     }
 
     /// `[ibeacon]`: every key defaults to the `[beacon]` value; the table's presence turns it on.
@@ -97,7 +115,7 @@ extension ConfigValidator {
     }
 
     /// `[eddystone]`: UID with namespace + instance, URL with url, TLM with tlm = true.
-    mutating func readEddystone(_ t: TOMLTable, _ b: BeaconIdentity) -> [ConfiguredFrame] {
+    mutating func readEddystone(_ t: TOMLTable, _ b: BeaconIdentity, enabled: Bool = true) -> [ConfiguredFrame] {
         let derived = min(max(Int64(b.power) + Self.eddystoneDefaultPowerOffset, Self.eddystonePowerRange.lowerBound),
                           Self.eddystonePowerRange.upperBound)
         let power = Int8(truncatingIfNeeded: integer(t, "eddystone", "power_0m", Self.eddystonePowerRange) ?? derived)
@@ -121,8 +139,9 @@ extension ConfigValidator {
             }
         }
         if boolean(t, "eddystone", "tlm") == true { out.append(ConfiguredFrame(EddystoneTLMFrame())) }
-        // Unless a problem of this table already says why (`tlm = false` alone turns on nothing either).
-        if out.isEmpty, problems.count == before {
+        // Unless a problem of this table already says why (`tlm = false` alone turns on nothing
+        // either), or the table is switched off on purpose.
+        if out.isEmpty, enabled, problems.count == before {
             report("[eddystone] turns on no frame: set namespace and instance (UID), url (URL) or tlm = true (TLM)", at: t.position, rank: .missing)
         }
         return out

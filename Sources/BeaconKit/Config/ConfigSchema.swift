@@ -1,13 +1,13 @@
 /// The tables and keys of the config file (SPEC §2), in the order the docs list them.
 enum ConfigSchema {
     static let tables: [(name: String, keys: [String])] = [
-        ("beacon", ["uuid", "major", "minor", "power", "company_id", "reserved", "altbeacon", "name"]),
+        ("beacon", ["uuid", "major", "minor", "power", "company_id", "reserved", "altbeacon", "advertising", "name"]),
         ("bluetooth", ["adapter", "interval_ms", "tx_power_dbm", "rotation_ms"]),
         ("leds", ["chip", "status", "fault", "active_low"]),
         ("watchdog", ["check_interval_s"]),
-        ("ibeacon", ["uuid", "major", "minor", "power"]),
-        ("eddystone", ["namespace", "instance", "url", "tlm", "power_0m"]),
-        ("overflow", ["major", "minor", "matching_byte"]),
+        ("ibeacon", ["enabled", "uuid", "major", "minor", "power"]),
+        ("eddystone", ["enabled", "namespace", "instance", "url", "tlm", "power_0m"]),
+        ("overflow", ["enabled", "major", "minor", "matching_byte"]),
         ("gatt_identity", ["identifier", "name"]),
         ("metrics", ["textfile"]),
     ]
@@ -78,12 +78,14 @@ struct ConfigValidator {
         let gatt = beacon.flatMap { b in tables["gatt_identity"].flatMap { readGATTIdentity($0, b) } }
         let metrics = tables["metrics"].map { readMetrics($0) }
         let name = tables["beacon"].flatMap { readBeaconName($0) }
+        let advertising = tables["beacon"].flatMap { boolean($0, "beacon", "advertising") } ?? true
         guard problems.isEmpty, let b = beacon, let frames, let bt = bluetooth, let w = watchdog else { return nil }
         if tables["leds"] != nil, leds == nil { return nil }
         if tables["gatt_identity"] != nil, gatt == nil { return nil }
         var config = BeaconConfig(beacon: b, frames: frames, bluetooth: bt, leds: leds, watchdog: w, gattIdentity: gatt)
         config.metrics = metrics ?? MetricsSettings()
         config.name = name
+        config.advertising = advertising
         return config
     }
 

@@ -40,6 +40,10 @@ extension ConfigValidator {
         if table == nil, isTable {
             return closest(key, among: ConfigSchema.tables.map(\.name)).map { Suggestion(text: "[\($0)]", key: $0) }
         }
+        // `enabled` is each frame table's switch; the whole beacon's is `advertising`.
+        if let table, sameKey(table, "beacon"), sameKey(key, "enabled") {
+            return Suggestion(text: "`beacon.advertising` (the whole beacon on or off air)", key: "beacon.advertising")
+        }
         // A key of exactly this name in another table: it is in the wrong place.
         for t in ConfigSchema.tables where !(table.map { sameKey($0, t.name) } ?? false) {
             if let k = t.keys.first(where: { sameKey($0, key) }) {

@@ -19,6 +19,9 @@ public struct BeaconConfig: Equatable, Sendable {
     /// The machine's hostname, for a config without `name`: set by the daemon at start and at
     /// each reload (BeaconKit does no I/O); nil: not resolved (`check`, the tests).
     public var hostName: String?
+    /// `beacon.advertising`: false keeps the whole beacon off air on purpose (and, being in the
+    /// file, across reboots). `frames` still says what would go on air once it is true again.
+    public var advertising: Bool = true
 
     /// `frames` nil: the AltBeacon frame of `beacon` alone.
     public init(beacon: BeaconIdentity, frames: [ConfiguredFrame]? = nil, bluetooth: BluetoothSettings = BluetoothSettings(),
