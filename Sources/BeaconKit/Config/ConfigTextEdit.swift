@@ -58,7 +58,7 @@ public enum ConfigTextEdit {
                 guard !isTable(e.value) else { return .failure(.notAValue(name)) }
                 let start = lines.offset(of: e.valuePosition)
                 guard let end = valueEnd(body, from: start) else { return .failure(.cannotEdit("the value of \(name) is not a single-line value")) }
-                out = Array(body[..<start]) + lit + body[end...]
+                out = Array(body[..<start]) + lit + Array(body[end...])
             } else {
                 out = inserting(table, key, lit, into: t, body, lines)
             }
@@ -167,7 +167,7 @@ public enum ConfigTextEdit {
             added = lines.lineEnd + added
             at = body.count
         }
-        return Array(body[..<at]) + added + body[at...]
+        return Array(body[..<at]) + added + Array(body[at...])
     }
 
     /// The last line, before `limit`, holding a key of `t` or of a table under it (depth is capped
