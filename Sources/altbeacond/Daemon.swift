@@ -22,6 +22,9 @@ final class Daemon {
     let startTime = wallClockSeconds()
     var watcher: ConfigWatcher?
     var rfkill: RfkillWatcher?
+    /// Changes from afar (Remote.swift).
+    var requests: RequestDirectory?
+    let identifyTimer: LoopTimer
     var debouncer = Debouncer()
     let reloadTimer: LoopTimer
     let rewatchTimer: LoopTimer
@@ -42,6 +45,7 @@ final class Daemon {
         reloadTimer = loop.makeTimer()
         rewatchTimer = loop.makeTimer()
         watchdogTimer = loop.makeTimer()
+        identifyTimer = loop.makeTimer()
         let loop = loop
         var controlFD: () -> Int32 = { -1 }
         // One for every session: what it gave each adapter is logged once.
@@ -76,6 +80,7 @@ final class Daemon {
         watchMonitorFirst()
         watchConfig()
         watchRfkill()
+        watchRequests()
         if let ms = notifier.watchdogIntervalMs { scheduleWatchdogPing(everyMs: ms) }
         sessions.start(bytes: bytes)
         notifier.notify("READY=1\nSTATUS=\(sessions.status.text)")

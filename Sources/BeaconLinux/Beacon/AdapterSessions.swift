@@ -26,6 +26,16 @@ public final class AdapterSessions: AdapterSessionHost {
     public var refusedEdit: String? {
         didSet { publishStatus() }
     }
+    /// `beacon.advertising = false`: the session is made but never started, nothing on air.
+    public private(set) var paused = false
+    /// The identify pattern shows on the LEDs (a change from afar asked for it).
+    public var identifying = false {
+        didSet { publishStatus() }
+    }
+    /// The last change asked from afar, and what became of it.
+    public var change: RemoteChangeReport? {
+        didSet { publishStatus() }
+    }
     /// Where the last good config goes (SPEC §6), once the controller confirmed it on air.
     public var lastGood: LastGoodStore?
     /// The applied files' bytes per generation not yet confirmed on air (at most a few).
@@ -60,6 +70,12 @@ public final class AdapterSessions: AdapterSessionHost {
     public func start(bytes: [UInt8]?) {
         if let bytes { remember(bytes) }
         session = makeSession(config)
+        if !config.advertising {
+            paused = true
+            log.notice("advertising off (beacon.advertising = false): nothing goes on air until it is true again")
+            publishStatus()
+            return
+        }
         session.start()
         serveGATT()
     }
@@ -86,16 +102,16 @@ public final class AdapterSessions: AdapterSessionHost {
     // MARK: events, routed by adapter index
 
     public func deviceEvent(_ kind: HCIDeviceEventKind, index: UInt16) {
-        guard !stopping, index == session.index else { return }
+        guard !stopping, !paused, index == session.index else { return }
         session.deviceEvent(kind)
     }
 
     public func monitored(_ op: HCIOpcode, _ params: [UInt8], index: UInt16) {
-        guard !stopping, index == session.index else { return }
+        guard !stopping, !paused, index == session.index else { return }
         session.monitored(op, params)
     }
 
-    public func rfkillChanged() { if !stopping { session.rfkillChanged() } }
+    public func rfkillChanged() { if !stopping && !paused { session.rfkillChanged() } }
 
     // MARK: edits
 
@@ -112,7 +128,12 @@ public final class AdapterSessions: AdapterSessionHost {
         generation += 1
         remember(bytes)
         log.info("config changed: \(describe(new)) on \(new.bluetooth.adapter), every \(new.bluetooth.intervalMs) ms")
-        if new.bluetooth.adapterIndex != old.bluetooth.adapterIndex {
+        if !new.advertising {
+            if !paused { pause() }
+            session = makeSession(new)   // never started: what the status shows, nothing more
+        } else if paused {
+            resume(new)
+        } else if new.bluetooth.adapterIndex != old.bluetooth.adapterIndex {
             moveAdapter(to: new)
         } else {
             session.configChanged(new, generation: generation)
@@ -155,6 +176,32 @@ public final class AdapterSessions: AdapterSessionHost {
         session.start()
     }
 
+    /// `beacon.advertising` became false: every set taken off air, as when the adapter moves.
+    private func pause() {
+        paused = true
+        let old = session!
+        log.notice("advertising off (beacon.advertising = false): taking the beacon off air on \(old.adapter)")
+        retiring.append(old)
+        old.retire(commandTimeoutMs: Self.retireCommandTimeoutMs, deadlineMs: Self.retireDeadlineMs) { [unowned self] confirmed in
+            if confirmed { log.info("\(old.adapter): off air") }
+            release(old)
+        }
+    }
+
+    /// `beacon.advertising` is true again: a fresh session arms, as at start.
+    private func resume(_ new: BeaconConfig) {
+        paused = false
+        log.notice("advertising on again (beacon.advertising = true)")
+        for r in retiring where r.index == new.bluetooth.adapterIndex {
+            r.abandonForSuccessor()
+            retiring.removeAll { $0 === r }
+        }
+        let moved = new.bluetooth.adapterIndex != session.index
+        session = makeSession(new)
+        if moved { host?.adapterChanged(to: new.bluetooth.adapterIndex) }
+        session.start()
+    }
+
     /// Lets a retired session go on a later turn (never inside its own callback), and only once
     /// no power change of its runs (a hung HCIDEVUP may return minutes later).
     private func release(_ old: AdapterSession) {
@@ -181,6 +228,10 @@ public final class AdapterSessions: AdapterSessionHost {
                             gattServer: session.config.gattIdentity == nil ? nil : gatt?.server?.rawValue ?? "nobody (see log)",
                             centrals: p.connections.count)
         s.escalations = p.escalations
+        s.identity = session.config.beacon
+        s.advertisingOff = paused
+        s.identifying = identifying
+        s.change = change
         return s
     }
 
@@ -200,12 +251,15 @@ public final class AdapterSessions: AdapterSessionHost {
     public func stop(deadlineMs: Int64, _ done: @escaping () -> Void) {
         guard !stopping else { return }
         stopping = true
-        var left = 1 + retiring.count
+        // A paused session never opened its adapter: nothing of it to take down.
+        let live = (paused ? [] : [session!]) + retiring
+        var left = live.count
         let finish: (Bool) -> Void = { _ in
             left -= 1
             if left == 0 { done() }
         }
-        for s in [session!] + retiring {
+        if live.isEmpty { loop.post(done) }
+        for s in live {
             s.retire(commandTimeoutMs: deadlineMs, deadlineMs: deadlineMs, finish)
         }
         gatt?.stop()
