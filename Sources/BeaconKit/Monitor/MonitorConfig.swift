@@ -63,6 +63,8 @@ public struct MQTTSettings: Equatable, Sendable {
     public var discoveryPrefix: String
     /// `tls = true` and its files; nil: plain TCP.
     public var tls: MQTTTLSSettings?
+    /// `control`: changes from afar to the local beacon daemon (issue 32); off by default.
+    public var control: MQTTControl = .off
 
     public static let defaultPort: UInt16 = 1883
     public static let defaultKeepAliveS: UInt16 = 60
@@ -71,9 +73,9 @@ public struct MQTTSettings: Equatable, Sendable {
 
     public init(host: String, port: UInt16 = MQTTSettings.defaultPort, username: String? = nil, passwordFile: String? = nil,
                 keepAliveS: UInt16 = MQTTSettings.defaultKeepAliveS, discoveryPrefix: String = MQTTSettings.defaultDiscoveryPrefix,
-                tls: MQTTTLSSettings? = nil) {
+                tls: MQTTTLSSettings? = nil, control: MQTTControl = .off) {
         self.host = host; self.port = port; self.username = username; self.passwordFile = passwordFile
-        self.keepAliveS = keepAliveS; self.discoveryPrefix = discoveryPrefix; self.tls = tls
+        self.keepAliveS = keepAliveS; self.discoveryPrefix = discoveryPrefix; self.tls = tls; self.control = control
     }
 }
 

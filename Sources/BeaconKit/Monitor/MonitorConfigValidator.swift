@@ -175,6 +175,7 @@ extension ConfigValidator {
                 report("mqtt.discovery_prefix must be an MQTT topic without wildcards (+ #), empty levels or control characters, like \"homeassistant\"", at: p)
             }
         }
+        out.control = readMQTTControl(t, out)
         return problems.count == before ? out : nil
     }
 
