@@ -38,13 +38,16 @@ final class LocalBeaconExportTests: XCTestCase {
         let json = MonitorExport.localBeaconJSON(result(.unknown, nil), machine: LocalMachine(nowS: 5, socTemperatureMilliC: nil))
         XCTAssertEqual(json, "{\"health\":\"unknown\",\"on_air\":false,\"reason\":\"a reason\",\"phase\":null,\"fault\":null,\"rearms\":null,"
                        + "\"frames_on_air\":null,\"adapter\":null,\"interval_ms\":null,\"config_refused\":null,\"refused_edit\":null,"
-                       + "\"version\":null,\"uptime_s\":null,\"soc_temperature_c\":null}")
+                       + "\"version\":null,\"uptime_s\":null,\"soc_temperature_c\":null,\"uuid\":null,\"major\":null,\"minor\":null,"
+                       + "\"power\":null,\"advertising\":null,\"identifying\":null,\"frame_altbeacon\":null,\"frame_ibeacon\":null,"
+                       + "\"frame_overflow\":null,\"frame_eddystone\":null,\"frame_eddystone_tlm\":null,\"change\":null}")
         let off = try XCTUnwrap(JSONValue.parse(Array(MonitorExport.localBeaconJSON(result(.offAir, Self.file), machine: LocalMachine()).utf8)))
         XCTAssertEqual(off["on_air"], .bool(false))
         func soc(_ milli: Int64) -> String {
-            String(MonitorExport.localBeaconJSON(result(.onAir, nil), machine: LocalMachine(socTemperatureMilliC: milli)).split(separator: ":").last!)
+            let json = MonitorExport.localBeaconJSON(result(.onAir, nil), machine: LocalMachine(socTemperatureMilliC: milli))
+            return String(json.split(separator: ",").first { $0.hasPrefix("\"soc_temperature_c\":") }!.split(separator: ":").last!)
         }
-        XCTAssertEqual([soc(-1_960), soc(-450), soc(0), soc(49), soc(50), soc(85_000)], ["-2.0}", "-0.5}", "0.0}", "0.0}", "0.1}", "85.0}"],
+        XCTAssertEqual([soc(-1_960), soc(-450), soc(0), soc(49), soc(50), soc(85_000)], ["-2.0", "-0.5", "0.0", "0.0", "0.1", "85.0"],
                        "rounded to a tenth, half away from zero, the sign kept below one degree")
     }
 

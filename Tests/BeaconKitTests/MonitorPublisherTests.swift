@@ -23,7 +23,12 @@ final class MonitorPublisherTests: XCTestCase {
     }
     var legacyTopics: [String] { MonitorExport.legacyDiscoveryTopics(lobby, node: "pi", prefix: "homeassistant") }
     var observerTopics: [String] { MonitorExport.observerDiscovery(node: "pi", prefix: "homeassistant").map(\.topic) }
-    var localTopics: [String] { MonitorExport.localBeaconDiscovery(node: "pi", prefix: "homeassistant", announce: true).map(\.topic) }
+    /// The local beacon's entities, then its control entities (cleared while control is off).
+    var localTopics: [String] {
+        (MonitorExport.localBeaconDiscovery(node: "pi", prefix: "homeassistant", announce: true)
+            + MonitorExport.localBeaconControlDiscovery(node: "pi", prefix: "homeassistant", announce: true)).map(\.topic)
+    }
+    var controlTopics: [String] { MonitorExport.localBeaconControlDiscovery(node: "pi", prefix: "homeassistant", announce: true).map(\.topic) }
     var discoveryTopics: [String] { MonitorExport.discovery(lobby, node: "pi", prefix: "homeassistant").map(\.topic) }
     let states = ["altbeacond/pi/beacons/lobby", "altbeacond/pi/observer", "altbeacond/pi/health", "altbeacond/pi/beacon"]
 
@@ -108,6 +113,19 @@ final class MonitorPublisherTests: XCTestCase {
         XCTAssertFalse(p.isBirth(try MQTTPublish(topic: "other/status", payload: Array("online".utf8))))
         XCTAssertEqual(topics(p.birth(status(tracker()), health: nil)), observerTopics + localTopics + discoveryTopics + states.dropLast(2),
                        "the local beacon's empty topics were said once already")
+    }
+
+    func testControlEntitiesOnlyWithControlOnElseCleared() {
+        var off = publisher()
+        let a = off.connected(status(tracker()), health: onAir, nowMs: 0)
+        for t in controlTopics { XCTAssertEqual(payload(a, t), "", "control off: \(t) cleared like the old beacon_health entity") }
+        XCTAssertTrue(payload(a, localTopics[0])?.contains("\"On air\"") ?? false, "the rest of the device stays")
+        var on = MonitorPublisher(node: "pi", discoveryPrefix: "homeassistant", expectations: [lobby], control: .beacon)
+        let b = on.connected(status(tracker()), health: nil, nowMs: 0)
+        for t in controlTopics { XCTAssertEqual(payload(b, t), "", "no beacon daemon: nothing to control") }
+        let c = on.changed(status(tracker()), health: onAir)
+        for t in controlTopics { XCTAssertTrue(payload(c, t)?.contains("\"identifiers\":[\"altbeacond_beacon__pi\"]") ?? false, t) }
+        XCTAssertEqual(controlTopics.filter { payload(c, $0)?.contains("\"command_topic\":\"altbeacond/pi/beacon/set/") ?? false }.count, 13)
     }
 
     func testStoppingSaysOfflineEvenIfSaidBefore() {

@@ -39,6 +39,10 @@ extension MonitorExport {
             let tenths = (t + (t >= 0 ? 50 : -50)) / 100
             return "\(tenths < 0 ? "-" : "")\(abs(tenths) / 10).\(abs(tenths) % 10)"
         } ?? "null"
+        func flag(_ key: String) -> String {
+            guard case .bool(let b)? = s?[key] else { return "null" }
+            return b ? "true" : "false"
+        }
         let members: [(String, String)] = [
             ("health", jsonString(h.verdict.word)),
             ("on_air", h.verdict == .onAir || h.verdict == .degraded ? "true" : "false"),
@@ -54,7 +58,14 @@ extension MonitorExport {
             ("version", text("version")),
             ("uptime_s", uptime),
             ("soc_temperature_c", soc),
-        ]
+            // What the control entities show (issue 32): the configured values.
+            ("uuid", text("uuid")),
+            ("major", number("major")),
+            ("minor", number("minor")),
+            ("power", number("power")),
+            ("advertising", flag("advertising")),
+            ("identifying", flag("identifying")),
+        ] + configuredFrames(s) + [("change", lastChange(s))]
         return "{" + members.map { jsonString($0.0) + ":" + $0.1 }.joined(separator: ",") + "}"
     }
 

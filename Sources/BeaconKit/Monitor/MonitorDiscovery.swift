@@ -121,18 +121,18 @@ extension MonitorExport {
 
     /// One entity's discovery message. `availability`: the status topic says whether the values
     /// are current (not for the entity that shows the status itself), and `expireAfterS` bounds
-    /// how old they may be.
-    static func config(_ ent: Entity, id: String, node: String, prefix: String, state: String, device: String,
-                               availability: Bool = true) -> (topic: String, payload: String) {
+    /// how old they may be (`expires`: for the components that take it). `state` nil: none (a button).
+    static func config(_ ent: Entity, id: String, node: String, prefix: String, state: String?, device: String,
+                               availability: Bool = true, expires: Bool = true) -> (topic: String, payload: String) {
         var m: [(String, String)] = [
             ("name", jsonString(ent.name)),
             ("unique_id", jsonString("\(id)__\(ent.object)")),
-            ("state_topic", state),
         ]
+        if let state { m.append(("state_topic", state)) }
         m += ent.members
         if availability {
+            if expires { m.append(("expire_after", "\(expireAfterS)")) }
             m += [
-                ("expire_after", "\(expireAfterS)"),
                 ("availability_topic", jsonString(statusTopic(node: node))),
                 ("payload_available", "\"online\""), ("payload_not_available", "\"offline\""),
             ]

@@ -22,6 +22,8 @@ public struct MonitorPublisher: Sendable {
     public let node: String
     public let discoveryPrefix: String
     public let expectations: [Expectation]
+    /// `[mqtt] control`: off, the local beacon's control entities are cleared.
+    public let control: MQTTControl
     /// What each retained topic last got in this session, so that changes alone go between refreshes.
     private var published: [String: String] = [:]
     /// The adverts counted at the last refresh, for the rate.
@@ -33,8 +35,8 @@ public struct MonitorPublisher: Sendable {
     /// before each call.
     public var machine = LocalMachine()
 
-    public init(node: String, discoveryPrefix: String, expectations: [Expectation]) {
-        self.node = node; self.discoveryPrefix = discoveryPrefix; self.expectations = expectations
+    public init(node: String, discoveryPrefix: String, expectations: [Expectation], control: MQTTControl = .off) {
+        self.node = node; self.discoveryPrefix = discoveryPrefix; self.expectations = expectations; self.control = control
     }
 
     public var statusTopic: String { MonitorExport.statusTopic(node: node) }
@@ -106,6 +108,10 @@ public struct MonitorPublisher: Sendable {
         var out: [Action] = []
         for d in MonitorExport.observerDiscovery(node: node, prefix: discoveryPrefix) { out += publish(d.topic, d.payload, force: force) }
         for d in MonitorExport.localBeaconDiscovery(node: node, prefix: discoveryPrefix, announce: healthAnnounced) {
+            out += publish(d.topic, d.payload, force: force)
+        }
+        let controls = healthAnnounced && control != .off
+        for d in MonitorExport.localBeaconControlDiscovery(node: node, prefix: discoveryPrefix, announce: controls) {
             out += publish(d.topic, d.payload, force: force)
         }
         for e in expectations {

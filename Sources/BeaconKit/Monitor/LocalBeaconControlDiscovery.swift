@@ -1,0 +1,84 @@
+// Issue 32: the local beacon's control entities in Home Assistant (`[mqtt] control` on): each
+// sends to a `set` topic (`LocalBeaconControl`) and reads its state from the beacon topic, where
+// the daemon's status file says what the config now holds. What the daemon refused shows in
+// "Last change", and the entity keeps the configured value.
+
+extension MonitorExport {
+    /// The frame switches: object and setting, and the status file's frame names that make it ON.
+    static let frameSwitches: [(setting: RemoteSetting, name: String, frames: [String])] = [
+        (.frameAltBeacon, "AltBeacon frame", ["altbeacon"]),
+        (.frameIBeacon, "iBeacon frame", ["ibeacon"]),
+        (.frameOverflow, "Overflow area frame", ["overflow-area"]),
+        (.frameEddystone, "Eddystone frame", ["eddystone-uid", "eddystone-url"]),
+        (.frameEddystoneTLM, "Eddystone-TLM frame", ["eddystone-tlm"]),
+    ]
+
+    /// `frame_<setting>`: true when the status file lists the frame as configured (on air or
+    /// not), null without a frames list.
+    static func configuredFrames(_ s: JSONValue?) -> [(String, String)] {
+        guard case .array(let items)? = s?["frames"] else { return frameSwitches.map { ("frame_" + $0.setting.rawValue, "null") } }
+        let names = Set(items.compactMap { $0["frame"]?.string })
+        return frameSwitches.map { f in ("frame_" + f.setting.rawValue, f.frames.contains(where: names.contains) ? "true" : "false") }
+    }
+
+    /// The status file's `change` in words: "applied: set power -40", "refused: set power 5:
+    /// config.toml:3:9: …"; null when there was none.
+    static func lastChange(_ s: JSONValue?) -> String {
+        guard let c = s?["change"], let request = c["request"]?.string, let outcome = c["outcome"]?.string else { return "null" }
+        let message = c["message"]?.string ?? ""
+        return jsonString("\(outcome): \(request)" + (message.isEmpty ? "" : ": " + message))
+    }
+
+    /// The control entities, on the local beacon's device. `announce` false (control off, or no
+    /// beacon daemon here): every pair has an empty payload, which removes the entity.
+    public static func localBeaconControlDiscovery(node: String, prefix: String, announce: Bool) -> [(topic: String, payload: String)] {
+        let id = localBeaconID(node: node)
+        let state = jsonString(localBeaconTopic(node: node))
+        let device = "{\"identifiers\":[\(jsonString(id))],\"name\":\(jsonString("\(node) beacon")),"
+            + "\"model\":\"altbeacond (beacon)\",\"manufacturer\":\"altbeacond\"}"
+        func command(_ name: String) -> (String, String) { ("command_topic", jsonString(LocalBeaconControl.commandTopic(node: node, name))) }
+        func v(_ t: String) -> (String, String) { ("value_template", jsonString(t)) }
+        let config = ("entity_category", "\"config\"")
+        func number(_ s: RemoteSetting, _ name: String, _ range: ClosedRange<Int>, unit: String?) -> Entity {
+            var m = [command(s.rawValue), ("command_template", jsonString("{{ value | int }}")), v("{{ value_json.\(s.rawValue) }}"),
+                     ("min", "\(range.lowerBound)"), ("max", "\(range.upperBound)"), ("step", "1"), ("mode", "\"box\""), config]
+            if let unit { m.append(("unit_of_measurement", jsonString(unit))) }
+            return Entity(component: "number", object: s.rawValue, name: name, members: m)
+        }
+        func toggle(_ s: RemoteSetting, _ name: String, key: String) -> Entity {
+            Entity(component: "switch", object: s.rawValue, name: name, members: [
+                command(s.rawValue), v("{{ 'None' if value_json.\(key) is none else ('ON' if value_json.\(key) else 'OFF') }}"),
+                ("payload_on", "\"ON\""), ("payload_off", "\"OFF\""), ("state_on", "\"ON\""), ("state_off", "\"OFF\""), config,
+            ])
+        }
+        var entities: [Entity] = [
+            Entity(component: "text", object: "uuid", name: "UUID", members: [
+                command("uuid"), v("{{ value_json.uuid or '' }}"), ("min", "0"), ("max", "64"), config,
+            ]),
+            number(.major, "Major", 0...65535, unit: nil),
+            number(.minor, "Minor", 0...65535, unit: nil),
+            number(.power, "Power", -127...0, unit: "dBm"),
+            number(.intervalMs, "Advertising interval", 20...10240, unit: "ms"),
+            toggle(.advertising, "Advertising", key: "advertising"),
+        ]
+        entities += frameSwitches.map { toggle($0.setting, $0.name, key: "frame_" + $0.setting.rawValue) }
+        entities += [
+            Entity(component: "button", object: "identify", name: "Identify", members: [
+                command("identify"), ("payload_press", "\"PRESS\""), ("device_class", "\"identify\""),
+            ]),
+            Entity(component: "button", object: "restart", name: "Restart", members: [
+                command("restart"), ("payload_press", "\"PRESS\""), ("device_class", "\"restart\""), config,
+            ]),
+            Entity(component: "sensor", object: "last_change", name: "Last change", members: [
+                v("{{ (value_json.change or 'none')[:255] }}"), ("icon", "\"mdi:history\""),
+            ]),
+        ]
+        return entities.map { e in
+            // Only the sensor expires: HA's text, number, switch and button take no expire_after.
+            let stateless = e.component == "button"
+            let c = MonitorExport.config(e, id: id, node: node, prefix: prefix, state: stateless ? nil : state, device: device,
+                                         expires: e.component == "sensor")
+            return announce ? c : (topic: c.topic, payload: "")
+        }
+    }
+}
