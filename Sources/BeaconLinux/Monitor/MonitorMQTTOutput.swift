@@ -24,6 +24,8 @@ public final class MonitorMQTTOutput: MonitorOutput, MQTTConnectionDelegate, Res
     private var retry = RetryBackoff(range: MonitorMQTTOutput.retryMs)
     private var publisher: MonitorPublisher
     private var clash: MonitorNodeClash
+    /// `[mqtt] control`: the `set` topics, forwarded to the beacon daemon as request files.
+    private let control: LocalBeaconControlInput
     /// Where the client ID came from, for the log.
     private let identitySource: String
     /// When the current session was accepted; nil between sessions.
@@ -35,7 +37,9 @@ public final class MonitorMQTTOutput: MonitorOutput, MQTTConnectionDelegate, Res
 
     public init(settings: MQTTSettings, node: String, config: MonitorConfig, healthPath: String, loop: EventLoop, log: Logger) {
         self.settings = settings; self.node = node; self.healthPath = healthPath; self.loop = loop; self.log = log
-        publisher = MonitorPublisher(node: node, discoveryPrefix: settings.discoveryPrefix, expectations: config.expectations)
+        publisher = MonitorPublisher(node: node, discoveryPrefix: settings.discoveryPrefix, expectations: config.expectations,
+                                     control: settings.control)
+        control = LocalBeaconControlInput(control: LocalBeaconControl(node: node, mode: settings.control), statusPath: healthPath, log: log)
         adapter = config.adapter
         let machine = machineIdentity()
         identitySource = machine.from
@@ -62,6 +66,7 @@ public final class MonitorMQTTOutput: MonitorOutput, MQTTConnectionDelegate, Res
             let client = t.certFile.map { "; client certificate \($0)" } ?? ""
             log.info("MQTT: TLS with \(TLSClientConfig.library): the broker's certificate checked against \(t.caFile) for \(t.expectedName(host: settings.host))\(client)")
         }
+        control.start(tls: settings.tls != nil)
         connect()
     }
 
@@ -99,10 +104,13 @@ public final class MonitorMQTTOutput: MonitorOutput, MQTTConnectionDelegate, Res
                 let h = health()
                 perform(publisher.connected(status, health: h, nowMs: loop.now))
             }
-            // Packet identifier 1 is the publisher's subscription.
+            // Packet identifier 1 is the publisher's subscription, 2 the clash's, 3 the control topics'.
             perform(clash.connected(packetID: 2))
+            if let s = control.control.subscribe(packetID: 3) { connection.send(.subscribe(s)) }
         case .received(let p) where p.topic == clash.topic:
             perform(clash.received(p))
+        case .received(let p) where control.control.handles(p.topic):
+            control.received(p)
         case .received(let p):
             // Home Assistant's birth message: it lost what it knew, discovery goes again.
             guard publisher.isBirth(p), let status = source?.status else { return }

@@ -1,0 +1,85 @@
+import BeaconKit
+import Glibc
+
+/// Hands a `RemoteRequest` to the beacon daemon (issue 32): a file in its requests directory
+/// (`<dirname(status file)>/requests/`), which the daemon reads, judges and removes. Written as
+/// `.tmp-<pid>-<n>` (created exclusively, 0600) and renamed to `<monotonic ms>-<n>.request`, so
+/// the daemon never reads half a request, and the names sort in the order they were made.
+public final class RequestWriter {
+    public let directory: String
+    private var count: UInt64 = 0
+
+    /// `statusPath`: the beacon daemon's status file; its directory holds `requests/`.
+    public init(statusPath: String) {
+        let cut = statusPath.utf8.lastIndex(of: UInt8(ascii: "/"))
+        let parent = cut.map { String(statusPath[..<$0]) } ?? "."
+        directory = (parent.isEmpty ? "" : parent) + "/requests"
+    }
+
+    /// Writes one request; the file's name, or the errno (ENOENT: no directory, the daemon is
+    /// not running or takes no changes).
+    @discardableResult
+    public func write(_ request: RemoteRequest) throws(Errno) -> String {
+        count &+= 1
+        let tmp = "\(directory)/.tmp-\(getpid())-\(count)"
+        let name = "\(monotonicMilliseconds())-\(count).request"
+        do throws(Errno) {
+            let fd = FileDescriptor(try syscall { open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600) })
+            defer { fd.close() }
+            try writeAll(fd.rawValue, request.encoded)
+            try fd.closeReportingErrors()
+            _ = try syscall { rename(tmp, "\(directory)/\(name)") }
+        } catch {
+            _ = unlink(tmp)
+            throw error
+        }
+        return name
+    }
+}
+
+/// The monitor's end of the control topics: each message decided by `LocalBeaconControl` and
+/// written by `RequestWriter`, one log line per request; a directory that is missing (or
+/// refuses us) said once until a request goes through again.
+public final class LocalBeaconControlInput {
+    public let control: LocalBeaconControl
+    private let writer: RequestWriter
+    private let log: Logger
+    private var said: Errno?
+
+    public init(control: LocalBeaconControl, statusPath: String, log: Logger) {
+        self.control = control; self.log = log
+        writer = RequestWriter(statusPath: statusPath)
+    }
+
+    /// Said once at start: what is listened to, and a warning when the broker connection is
+    /// plain TCP (the changes, and the password that lets them in, readable on the network).
+    public func start(tls: Bool) {
+        guard control.mode != .off else { return }
+        log.info("MQTT: changes to the local beacon taken from \(control.filters.joined(separator: " and ")), handed to \(writer.directory)")
+        if !tls {
+            log.warning("MQTT: control = \"\(control.mode.rawValue)\" without TLS: the changes and the MQTT password cross the network "
+                + "in clear text; set tls = true where the network is not trusted")
+        }
+    }
+
+    public func received(_ message: MQTTPublish) {
+        switch control.decide(topic: message.topic, payload: message.payload, retained: message.retain) {
+        case .ignore(let why):
+            log.notice("MQTT: change ignored: \(why)")
+        case .forward(let request):
+            do throws(Errno) {
+                let name = try writer.write(request)
+                said = nil
+                log.info("MQTT: \"\(request.summary)\" from \(message.topic) handed to the beacon daemon (\(name))")
+            } catch {
+                guard said != error else { return }
+                said = error
+                if error == .noEntry {
+                    log.warning("MQTT: the beacon daemon takes no changes: no \(writer.directory); is altbeacond running?")
+                } else {
+                    log.warning("MQTT: cannot hand \"\(request.summary)\" to the beacon daemon in \(writer.directory) (\(error))")
+                }
+            }
+        }
+    }
+}
