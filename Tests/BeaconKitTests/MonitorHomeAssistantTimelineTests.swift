@@ -21,8 +21,10 @@ final class MonitorHomeAssistantTimelineTests: XCTestCase {
     static func timeline() -> [Message] {
         let lobby = Expectation(name: "lobby", frame: AltBeaconFrame(BeaconIdentity(uuid: studyGuideUUID, major: 1, minor: 2)))
         var tracker = BeaconTracker(expectations: [lobby], silentAfterMs: 30_000, startMs: 0)
-        var publisher = MonitorPublisher(node: "hall.pi", discoveryPrefix: "homeassistant", expectations: [lobby])
-        // The local beacon daemon's status file (issue 32: a device of its own): on air, with a refused edit.
+        // `[mqtt] control` on: the local beacon's control entities are published too.
+        var publisher = MonitorPublisher(node: "hall.pi", discoveryPrefix: "homeassistant", expectations: [lobby], control: .fleet)
+        // The local beacon daemon's status file (issue 32: a device of its own): on air, with a
+        // refused edit and a refused change from afar.
         let health = HealthCheck.Result(verdict: .degraded, reason: "a refused edit", status: JSONValue.parse(Array(LocalBeaconExportTests.file.utf8)))
         publisher.machine = LocalMachine(nowS: 1_764_000_125, socTemperatureMilliC: 51_540)
         var out: [Message] = []

@@ -9,7 +9,8 @@ a scripted timeline (a beacon heard, then silent for 15 minutes, then the monito
 will published by the broker).
 
 1. Every discovery payload is validated by the component's DISCOVERY_SCHEMA (binary_sensor,
-   sensor) and the origin by MQTT_ORIGIN_INFO_SCHEMA; topics match HA's TOPIC_MATCHER; unique_ids
+   sensor; text, number, switch, button for the local beacon's control entities, issue 32) and
+   the origin by MQTT_ORIGIN_INFO_SCHEMA; topics match HA's TOPIC_MATCHER; unique_ids
    are unique; every device.via_device names a device that is announced.
 2. The entity states are replayed second by second with HA's rules (binary_sensor.py, sensor.py,
    mixins.py of 2024.1): each state message rendered by HA's own Template engine and resets
@@ -18,7 +19,10 @@ will published by the broker).
    Asserted: the beacon's "On air" is `on`, then `off` without a gap for as long as the monitor
    is up (10+ minutes of silence), never `unavailable` until the will, `unavailable` after it;
    the observer's "Monitor" is `on`, then `off` after the will; every other entity is
-   available until the will and `unavailable` after it.
+   available until the will and `unavailable` after it; the local beacon's entities show what
+   its status file says. Each control entity's command_topic is one the monitor subscribes to
+   (altbeacond/<node>/beacon/set/+), and a number's command_template, rendered by HA for a
+   fractional value, gives the whole number the beacon daemon takes.
 Exit 0 when all holds, 1 otherwise (each failure said).
 """
 import asyncio
@@ -27,12 +31,14 @@ import sys
 import tempfile
 
 import homeassistant.components.persistent_notification  # noqa: F401  (breaks an import cycle)
-from homeassistant.components.mqtt import binary_sensor, sensor
+from homeassistant.components.mqtt import binary_sensor, button, number, sensor, switch, text
 from homeassistant.components.mqtt.discovery import MQTT_ORIGIN_INFO_SCHEMA, TOPIC_MATCHER
 from homeassistant.core import HomeAssistant
 from homeassistant.helpers.template import Template
 
-SCHEMAS = {"binary_sensor": binary_sensor.DISCOVERY_SCHEMA, "sensor": sensor.DISCOVERY_SCHEMA}
+SCHEMAS = {"binary_sensor": binary_sensor.DISCOVERY_SCHEMA, "sensor": sensor.DISCOVERY_SCHEMA,
+           "text": text.DISCOVERY_SCHEMA, "number": number.DISCOVERY_SCHEMA, "switch": switch.DISCOVERY_SCHEMA,
+           "button": button.DISCOVERY_SCHEMA}
 PAYLOAD_NONE = "None"
 failures = []
 
@@ -105,12 +111,43 @@ class Entity:
                 self.available = True
             elif payload == self.config.get("payload_not_available", "offline"):
                 self.available = False
-        if topic != self.config["state_topic"]:
+        if topic != self.config.get("state_topic"):
             return
         self.last_message = t
         rendered = self.template.async_render_with_possible_json_value(payload, "") if self.template else payload
         rendered = str(rendered)
-        if self.component == "binary_sensor":
+        if self.component == "switch":
+            # switch.py: state_on / state_off (default payload_on / payload_off), "None" unknown
+            if rendered == self.config.get("state_on", self.config["payload_on"]):
+                self.value = "on"
+            elif rendered == self.config.get("state_off", self.config["payload_off"]):
+                self.value = "off"
+            elif rendered == PAYLOAD_NONE:
+                self.value = None
+            else:
+                fail(f"{self.name}: payload {rendered!r} is neither state_on nor state_off")
+        elif self.component == "number":
+            # number.py: payload_reset ("None") unknown; else a number within min..max
+            if not rendered.strip():
+                return
+            if rendered == self.config["payload_reset"]:
+                self.value = None
+                return
+            try:
+                value = float(rendered)
+            except ValueError:
+                fail(f"{self.name}: {rendered!r} is not a number")
+                return
+            if not self.config["min"] <= value <= self.config["max"]:
+                fail(f"{self.name}: {value} outside {self.config['min']}..{self.config['max']}")
+                return
+            self.value = f"{value:g}"
+        elif self.component == "text":
+            # text.py: the rendered string; HA refuses a state longer than max
+            if len(rendered) > self.config["max"]:
+                fail(f"{self.name}: {rendered!r} is longer than {self.config['max']}")
+            self.value = rendered
+        elif self.component == "binary_sensor":
             if not rendered.strip():
                 return
             if rendered == self.config["payload_on"]:
@@ -200,7 +237,12 @@ def check(history, will):
 # status file: on air with a refused edit.
 LOCAL_BEACON = {"on_air": "on", "health": "degraded", "phase": "advertising", "fault": "none", "rearms": "3",
                 "frames": "altbeacon, ibeacon", "adapter": "hci0", "interval": "100", "config_refused": "on",
-                "soc_temperature": "51.5", "uptime": "125", "version": "0.1.0"}
+                "soc_temperature": "51.5", "uptime": "125", "version": "0.1.0",
+                # [mqtt] control on: the configured values, and the last change from afar
+                "uuid": "2f234454-cf6d-4a0f-adf2-f4911ba9ffa6", "major": "1", "minor": "2", "power": "-59",
+                "interval_ms": "100", "advertising": "on", "altbeacon": "on", "ibeacon": "on", "overflow": "off",
+                "eddystone": "off", "eddystone_tlm": "on", "identify": "unknown", "restart": "unknown",
+                "last_change": "refused: set power 5: config.toml:3:9: beacon.power must be -127…0"}
 
 
 def check_local_beacon(history, will):
@@ -219,6 +261,29 @@ def check_local_beacon(history, will):
         print(f"the local beacon's device: {len(local)} entities, each as its status file says while the monitor is up")
 
 
+def check_commands(configs, hass):
+    """The control entities send where the monitor listens, and what the daemon takes."""
+    commands = 0
+    for topic, (component, config, raw) in configs.items():
+        if "command_topic" not in raw:
+            continue
+        commands += 1
+        node = raw["device"]["identifiers"][0]
+        want = raw["state_topic"] + "/set/" if "state_topic" in raw else None
+        if not raw["command_topic"].startswith("altbeacond/") or "/beacon/set/" not in raw["command_topic"] \
+                or raw["command_topic"].count("/") != 4 or (want and not raw["command_topic"].startswith(want)):
+            fail(f"{topic}: command_topic {raw['command_topic']} is not under the monitor's altbeacond/<node>/beacon/set/+")
+        if not node.startswith("altbeacond_beacon__"):
+            fail(f"{topic}: a control entity off the local beacon's device ({node})")
+        if component == "number":
+            template = Template(raw["command_template"], hass)
+            sent = str(template.async_render({"value": float(config["min"]) + 0.0}))
+            if sent != str(int(config["min"])):
+                fail(f"{topic}: command_template sends {sent!r} for {config['min']}")
+    print(f"control: {commands} entities send to the monitor's set topics")
+    return commands
+
+
 async def main(path):
     messages = load(path)
     configs = discovery(messages)
@@ -226,6 +291,8 @@ async def main(path):
     history, will = replay(messages, configs, hass)
     check(history, will)
     check_local_beacon(history, will)
+    if check_commands(configs, hass) == 0:
+        fail("no control entity: the trace was made with control off")
     print(f"{len(failures)} failures" if failures else "Home Assistant sees the truth")
     return 1 if failures else 0
 
