@@ -57,6 +57,9 @@ func checkMonitorCommand(path: String) -> Int32 {
         if let m = c.mqtt {
             let tls = m.tls.map { " over TLS (CA \($0.caFile), the certificate of \($0.expectedName(host: m.host))\($0.certFile == nil ? "" : ", a client certificate"))" } ?? ""
             out += "  MQTT: \(m.host):\(m.port)\(tls)\n"
+            if m.control != .off {
+                out += "  control: \(m.control.rawValue): changes from afar on altbeacond/<node>/beacon/set/+\(m.control == .fleet ? " and altbeacond/all/beacon/set/+" : "")\n"
+            }
         }
         if let t = c.metrics.textfile { out += "  metrics: \(t)\n" }
         writeStandardOutput(out)
