@@ -41,13 +41,18 @@ final class RequestWriterTests: XCTestCase {
         let w = RequestWriter(statusPath: dir + "/status.json")
         let first = try w.write(RemoteRequest(.set(.power, "-40"), origin: "mqtt altbeacond/all/beacon/set/power"))
         let second = try w.write(RemoteRequest(.identify))
-        XCTAssertTrue(first.hasSuffix("-1.request") && second.hasSuffix("-2.request"), "\(first) \(second)")
+        XCTAssertTrue(first.hasSuffix("-000001.request") && second.hasSuffix("-000002.request"), "\(first) \(second)")
+        XCTAssertEqual(first.utf8.count, 12 + 1 + 6 + 8, "zero-padded: the daemon takes them in byte order")
         XCTAssertEqual(entries(dir + "/requests"), [first, second].sorted(), "no temporary file left")
-        let bytes = try readFile(dir + "/requests/" + first)
-        XCTAssertEqual(try RemoteRequest.decode(bytes).get(), RemoteRequest(.set(.power, "-40"), origin: "mqtt altbeacond/all/beacon/set/power"))
         var st = stat()
         XCTAssertEqual(stat(dir + "/requests/" + first, &st), 0)
         XCTAssertEqual(st.st_mode & 0o777, 0o600)
+        // The daemon's inbox takes them whole, in the order made.
+        let inbox = try RequestDirectory(path: dir + "/requests")
+        let taken = inbox.take()
+        XCTAssertEqual(taken.map(\.name), [first, second])
+        XCTAssertEqual(try taken.map { try RemoteRequest.decode($0.bytes.get()).get() },
+                       [RemoteRequest(.set(.power, "-40"), origin: "mqtt altbeacond/all/beacon/set/power"), RemoteRequest(.identify)])
     }
 
     func testNoDirectoryIsSaidOnceNeverACrash() throws {

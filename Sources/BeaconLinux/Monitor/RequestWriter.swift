@@ -3,8 +3,8 @@ import Glibc
 
 /// Hands a `RemoteRequest` to the beacon daemon (issue 32): a file in its requests directory
 /// (`<dirname(status file)>/requests/`), which the daemon reads, judges and removes. Written as
-/// `.tmp-<pid>-<n>` (created exclusively, 0600) and renamed to `<monotonic ms>-<n>.request`, so
-/// the daemon never reads half a request, and the names sort in the order they were made.
+/// `.tmp-<pid>-<n>` (created exclusively, 0600) and renamed to `<monotonic ms>-<n>.request`
+/// (zero-padded), so the daemon never reads half a request, and takes them in the order made.
 public final class RequestWriter {
     public let directory: String
     private var count: UInt64 = 0
@@ -22,7 +22,8 @@ public final class RequestWriter {
     public func write(_ request: RemoteRequest) throws(Errno) -> String {
         count &+= 1
         let tmp = "\(directory)/.tmp-\(getpid())-\(count)"
-        let name = "\(monotonicMilliseconds())-\(count).request"
+        // Zero-padded: the daemon takes them in byte order (RequestDirectory.take).
+        let name = "\(padded(monotonicMilliseconds(), 12))-\(padded(Int64(truncatingIfNeeded: count), 6)).request"
         do throws(Errno) {
             let fd = FileDescriptor(try syscall { open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600) })
             defer { fd.close() }
@@ -35,6 +36,11 @@ public final class RequestWriter {
         }
         return name
     }
+}
+
+private func padded(_ v: Int64, _ width: Int) -> String {
+    let digits = String(v)
+    return String(repeating: "0", count: max(0, width - digits.count)) + digits
 }
 
 /// The monitor's end of the control topics: each message decided by `LocalBeaconControl` and
