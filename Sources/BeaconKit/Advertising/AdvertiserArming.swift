@@ -188,8 +188,9 @@ extension AdvertiserProcedure {
         steps = [.send(.disable(handle: nil), Handling(tolerating: [.commandDisallowed]))]
         // Allowed only while advertising is off, hence after the disable.
         if let random { steps.append(.send(.legacyRandomAddress(random), Handling())) }
-        steps += [.send(.parameters(handle: nil, frame: 0, configured: true), Handling()), .mark(.firstTurn)]
-        steps += frameSteps(0, nil)
+        let first = legacyFirstFrame < frames.count ? legacyFirstFrame : 0
+        steps += [.send(.parameters(handle: nil, frame: first, configured: true), Handling()), .mark(.firstTurn(first))]
+        steps += frameSteps(first, nil)
         steps += [.mark(.legacyArmed), .send(.enable(handle: nil), Handling(linkAware: true))]
         return next(now)
     }
@@ -199,7 +200,7 @@ extension AdvertiserProcedure {
         let p = extendedPlan(info)
         let random = chooseOwnAddress()
         stage = .extended(p, fallback: fallback)
-        steps = [.mark(.firstTurn)]
+        steps = [.mark(.firstTurn(0))]
         for s in 0..<p.slotCount {
             guard let h = p.handle(ofSlot: s) else { continue }
             let f = p.frames(inSlot: s).lowerBound

@@ -78,6 +78,9 @@ public struct AdvertiserProcedure {
     var clearedPrevious = false
     /// The frame of the rotating (last) slot that is on air.
     var turn = 0
+    /// Where a legacy arm starts its rotation: the first frame not on air before it (a frame
+    /// switched on from afar is heard at once, not a whole rotation later), else the first.
+    var legacyFirstFrame = 0
     var warnedTxPower = false
     var warnedRandomAddress = false
     /// The arm in progress only left out frames at the end: extended sets stay extended.
@@ -159,6 +162,8 @@ public struct AdvertiserProcedure {
         var a = supersede()
         let airFrames = config.airFrames()
         let sameFrames = frames.map(\.name) == airFrames.map(\.name)
+        let before = frames.map(\.name)
+        legacyFirstFrame = airFrames.firstIndex { !before.contains($0.name) } ?? 0
         // The GATT identity left out while a central is connected: the frames keep the kind of
         // advertising they are on (an edit to fewer frames goes back to legacy commands).
         keepsFamily = frames.map(\.name) == airFrames.map(\.name) + [GATTIdentity.name]

@@ -63,7 +63,9 @@ extension AdvertiserProcedure {
     }
 
     enum Mark {
-        case firstTurn, legacyArmed, legacyDisarmed
+        /// The rotation starts at this frame of the rotating slot.
+        case firstTurn(Int)
+        case legacyArmed, legacyDisarmed
         case armedHandle(UInt8), removedHandle(UInt8)
     }
 
@@ -185,7 +187,7 @@ extension AdvertiserProcedure {
 
     mutating func note(_ m: Mark) {
         switch m {
-        case .firstTurn: turn = 0
+        case .firstTurn(let t): turn = t
         case .legacyArmed: legacyArmed = true
         case .legacyDisarmed: legacyArmed = false
         case .armedHandle(let h): armedHandles.insert(h)
