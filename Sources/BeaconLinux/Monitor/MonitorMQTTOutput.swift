@@ -26,6 +26,7 @@ public final class MonitorMQTTOutput: MonitorOutput, MQTTConnectionDelegate, Res
     private var clash: MonitorNodeClash
     /// `[mqtt] control`: the `set` topics, forwarded to the beacon daemon as request files.
     private let control: LocalBeaconControlInput
+    private var statusWatcher: ConfigWatcher?
     /// Where the client ID came from, for the log.
     private let identitySource: String
     /// When the current session was accepted; nil between sessions.
@@ -67,7 +68,24 @@ public final class MonitorMQTTOutput: MonitorOutput, MQTTConnectionDelegate, Res
             log.info("MQTT: TLS with \(TLSClientConfig.library): the broker's certificate checked against \(t.caFile) for \(t.expectedName(host: settings.host))\(client)")
         }
         control.start(tls: settings.tls != nil)
+        watchStatusFile()
         connect()
+    }
+
+    /// The local beacon daemon's status file (rewritten by a rename at each change): its changes
+    /// (a change from afar applied or refused, advertising off, a fault) go out at once, not at
+    /// the next refresh. Its directory may appear later (the daemon starts after us): tried again
+    /// at each refresh.
+    private func watchStatusFile() {
+        guard let w = try? ConfigWatcher(path: healthPath) else { return }
+        statusWatcher = w
+        loop.watch(w.fd, coalesceMs: 100) { [weak self] in
+            guard let self, w.drain() else { return }
+            if !w.isWatching { _ = try? w.addWatch() }
+            guard connection.state == .connected, let status = source?.status else { return }
+            let h = health()
+            perform(publisher.changed(status, health: h))
+        }
     }
 
     /// A heard/silent change (or a reboot), or the scan's: the changed topics at once; sightings
@@ -82,6 +100,7 @@ public final class MonitorMQTTOutput: MonitorOutput, MQTTConnectionDelegate, Res
     public func stop(_ status: MonitorStatus, _ done: @escaping () -> Void) {
         stopping = true
         retryTimer.cancel(); refreshTimer.cancel(); resolver.cancel()
+        if let w = statusWatcher { loop.unwatch(w.fd) }
         if connection.state == .connected {
             perform(publisher.stopping())
             connection.disconnect()
@@ -177,6 +196,7 @@ public final class MonitorMQTTOutput: MonitorOutput, MQTTConnectionDelegate, Res
     }
 
     private func refresh() {
+        if let w = statusWatcher, !w.isWatching { _ = try? w.addWatch() }
         guard connection.state == .connected, let status = source?.status else { return }
         let h = health()
         perform(publisher.refresh(status, health: h, nowMs: loop.now))
