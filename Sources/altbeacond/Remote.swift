@@ -48,9 +48,13 @@ extension Daemon {
             sessions.identifying = true
             identifyTimer.schedule(afterMs: RemoteRequest.identifySeconds * 1000) { [unowned self] in sessions.identifying = false }
         case .restart:
-            log.notice("change from afar\(from): restart")
+            // Not under systemd nobody would start a new process: refused, the beacon stays on.
+            guard notifier.isEnabled else {
+                return refuse(summary: r.summary, origin: r.origin, "not running under systemd: nobody would start the daemon again")
+            }
+            log.notice("change from afar\(from): restart: taking the beacon off air; systemd starts the service again")
             report(r, applied: true, "")
-            restartNow()
+            stop(exitCode: ExitCode.restartAsked, status: "restarting, as asked from afar")
         case .set(let setting, let value):
             switch setting.literal(value) {
             case .failure(let e): refuse(summary: r.summary, origin: r.origin, e.description)

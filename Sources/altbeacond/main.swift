@@ -11,6 +11,9 @@ enum ExitCode {
     static let permission: Int32 = 77
     static let config: Int32 = 78
     static let software: Int32 = 70
+    /// EX_TEMPFAIL: a restart asked from afar; the unit takes it as success and restarts
+    /// (SuccessExitStatus=, RestartForceExitStatus=), so it is not logged as a failure.
+    static let restartAsked: Int32 = 75
 }
 
 let version = "0.1.0"

@@ -39,24 +39,33 @@ public final class MonitorLogOutput: MonitorOutput {
     public func stop(_ status: MonitorStatus, _ done: @escaping () -> Void) { done() }
 }
 
-/// systemd: READY=1 once scanning first worked, STATUS= on every change of its text, watchdog
-/// pings when the unit asks for them, STOPPING=1 at the end.
+/// systemd: READY=1 once scanning first worked (at once when there is nothing to scan for: [mqtt]
+/// alone), STATUS= on every change of its text, watchdog pings when the unit asks for them,
+/// STOPPING=1 at the end.
 public final class MonitorSystemdOutput: MonitorOutput {
     private let notifier: SystemdNotifier
     private let watchdogTimer: LoopTimer
+    /// False with no [expect] tables: no scan will ever say ready.
+    private let scans: Bool
     private var ready = false
     private var lastText = ""
 
-    public init(notifier: SystemdNotifier, loop: EventLoop) {
+    public init(notifier: SystemdNotifier, loop: EventLoop, scans: Bool = true) {
         self.notifier = notifier
+        self.scans = scans
         watchdogTimer = loop.makeTimer()
     }
 
     public func start(_ source: MonitorStatusSource) {
         if let ms = notifier.watchdogIntervalMs { pingWatchdog(everyMs: ms) }
+        if !scans {
+            ready = true
+            notifier.notify("READY=1\nSTATUS=no [expect] tables: publishing this machine's beacon daemon over MQTT")
+        }
     }
 
     public func show(_ status: MonitorStatus, changes: [TrackerEvent]) {
+        guard scans else { return }
         let text = status.text
         let becomesReady = !ready && status.scanning
         guard text != lastText || becomesReady else { return }

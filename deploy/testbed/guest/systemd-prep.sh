@@ -33,6 +33,8 @@ if [ "$boot" = 1 ]; then
   printf '%s\n' '[beacon]' 'uuid = "2f234454-cf6d-4a0f-adf2-f4911ba9ffa6"' 'major = 1' 'minor = 2' \
     '[leds]' 'chip = "pinctrl-bcm2711"' 'status = "GPIO17"' 'fault = "GPIO27"' >"$persist/etc/config.toml"
 fi
+# as the .deb's postinst leaves it: the daemon may replace its config (changes from afar)
+chgrp altbeacond "$persist/etc" && chmod 0775 "$persist/etc"
 mount --bind "$persist/etc" /etc/altbeacond
 mkdir -p /var/lib/altbeacond
 mount --bind "$persist/state" /var/lib/altbeacond
