@@ -120,3 +120,16 @@ tbd_tlm_field() {
     uptime) echo $((16#${hex:42:8})) ;;
   esac
 }
+
+# tbd_local_is NODE PYTHON-CONDITION TIMEOUT_S: until the monitor's retained altbeacond/NODE/beacon
+# satisfies the condition (d: its JSON); the scenario's `retained TOPIC` reads it (with the
+# scenario's broker credentials). On timeout: the topic, the monitor's and the daemon's logs.
+tbd_local_is() {
+  local i
+  for ((i = 0; i < $3 * 4; i++)); do
+    python3 -c "import json,sys; d=json.loads(sys.argv[1]); sys.exit(0 if ($2) else 1)" "$(retained "altbeacond/$1/beacon")" 2>/dev/null && return 0
+    _tb_sleep 0.25
+  done
+  echo "--- altbeacond/$1/beacon: $(retained "altbeacond/$1/beacon")"; cat /tmp/monitor.log; tbd_dump
+  return 1
+}

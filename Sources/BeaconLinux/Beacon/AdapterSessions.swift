@@ -156,21 +156,11 @@ public final class AdapterSessions: AdapterSessionHost {
         lastGood?.store(bytes)
     }
 
-    /// The old adapter's session takes every set off air (each command with its own deadline, so
-    /// a hung old controller only delays its own goodbye) while the new one arms at once.
+    /// The old adapter's session takes every set off air while the new one arms at once.
     private func moveAdapter(to new: BeaconConfig) {
-        let old = session!
-        log.notice("moving the beacon from \(old.adapter) to \(new.bluetooth.adapter); taking it off air on \(old.adapter)")
-        retiring.append(old)
-        old.retire(commandTimeoutMs: Self.retireCommandTimeoutMs, deadlineMs: Self.retireDeadlineMs) { [unowned self] confirmed in
-            if confirmed { log.info("\(old.adapter): off air") }
-            release(old)
-        }
-        // Back to an adapter still being left: its goodbye would take down the new sets.
-        for r in retiring where r.index == new.bluetooth.adapterIndex {
-            r.abandonForSuccessor()
-            retiring.removeAll { $0 === r }
-        }
+        log.notice("moving the beacon from \(session.adapter) to \(new.bluetooth.adapter); taking it off air on \(session.adapter)")
+        retireCurrent()
+        abandonRetiring(on: new.bluetooth.adapterIndex)
         session = makeSession(new)
         host?.adapterChanged(to: new.bluetooth.adapterIndex)
         session.start()
@@ -179,8 +169,25 @@ public final class AdapterSessions: AdapterSessionHost {
     /// `beacon.advertising` became false: every set taken off air, as when the adapter moves.
     private func pause() {
         paused = true
+        log.notice("advertising off (beacon.advertising = false): taking the beacon off air on \(session.adapter)")
+        retireCurrent()
+    }
+
+    /// `beacon.advertising` is true again: a fresh session arms, as at start.
+    private func resume(_ new: BeaconConfig) {
+        paused = false
+        log.notice("advertising on again (beacon.advertising = true)")
+        abandonRetiring(on: new.bluetooth.adapterIndex)
+        let moved = new.bluetooth.adapterIndex != session.index
+        session = makeSession(new)
+        if moved { host?.adapterChanged(to: new.bluetooth.adapterIndex) }
+        session.start()
+    }
+
+    /// The current session takes every set off air (each command with its own deadline, so a
+    /// hung controller only delays its own goodbye), then is let go.
+    private func retireCurrent() {
         let old = session!
-        log.notice("advertising off (beacon.advertising = false): taking the beacon off air on \(old.adapter)")
         retiring.append(old)
         old.retire(commandTimeoutMs: Self.retireCommandTimeoutMs, deadlineMs: Self.retireDeadlineMs) { [unowned self] confirmed in
             if confirmed { log.info("\(old.adapter): off air") }
@@ -188,18 +195,12 @@ public final class AdapterSessions: AdapterSessionHost {
         }
     }
 
-    /// `beacon.advertising` is true again: a fresh session arms, as at start.
-    private func resume(_ new: BeaconConfig) {
-        paused = false
-        log.notice("advertising on again (beacon.advertising = true)")
-        for r in retiring where r.index == new.bluetooth.adapterIndex {
+    /// Back to an adapter still being left: its goodbye would take down the new sets.
+    private func abandonRetiring(on index: UInt16) {
+        for r in retiring where r.index == index {
             r.abandonForSuccessor()
             retiring.removeAll { $0 === r }
         }
-        let moved = new.bluetooth.adapterIndex != session.index
-        session = makeSession(new)
-        if moved { host?.adapterChanged(to: new.bluetooth.adapterIndex) }
-        session.start()
     }
 
     /// Lets a retired session go on a later turn (never inside its own callback), and only once

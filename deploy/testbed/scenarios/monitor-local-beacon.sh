@@ -10,16 +10,7 @@ printf 'listener 1883 127.0.0.1\nallow_anonymous true\n' >/tmp/mosquitto.conf
 mosquitto -c /tmp/mosquitto.conf >/tmp/mosquitto.log 2>&1 &
 for ((i = 0; i < 50; i++)); do mosquitto_sub -t x -W 1 -C 1 >/dev/null 2>&1; [ $? != 27 ] || break; _tb_sleep 0.1; done
 retained() { mosquitto_sub -t "$1" -C 1 -W 3 2>/dev/null; }
-# local_is PYTHON-CONDITION TIMEOUT_S: until the local beacon's retained state satisfies it (d: the JSON)
-local_is() {
-  local i
-  for ((i = 0; i < $2 * 4; i++)); do
-    python3 -c "import json,sys; d=json.loads(sys.argv[1]); sys.exit(0 if ($1) else 1)" "$(retained altbeacond/pi1/beacon)" 2>/dev/null && return 0
-    _tb_sleep 0.25
-  done
-  echo "--- altbeacond/pi1/beacon: $(retained altbeacond/pi1/beacon)"; cat /tmp/monitor.log
-  return 1
-}
+local_is() { tbd_local_is pi1 "$@"; }
 
 tbd_config
 tbd_start
