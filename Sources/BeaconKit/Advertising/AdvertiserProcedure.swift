@@ -81,6 +81,9 @@ public struct AdvertiserProcedure {
     /// Where a legacy arm starts its rotation: the first frame not on air before it (a frame
     /// switched on from afar is heard at once, not a whole rotation later), else the first.
     var legacyFirstFrame = 0
+    /// Probes since the last one that re-sent the scan responses.
+    var probesSinceScanResponse = 0
+    static let scanResponseProbeEvery = 6
     var warnedTxPower = false
     var warnedRandomAddress = false
     /// The arm in progress only left out frames at the end: extended sets stay extended.
