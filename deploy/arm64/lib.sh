@@ -22,6 +22,9 @@ ARM64_PACKAGES=(
   # python3's json (promtool, 100 MB of prometheus, is checked on x86_64 only); openssl makes the
   # TLS scenario's certificates
   mosquitto mosquitto-clients prometheus-node-exporter curl python3 iproute2 openssl
+  # the image's Wi-Fi boot (deploy/image/test-image wifi): the access point and its DHCP server
+  # on the second mac80211_hwsim radio, inside the guest
+  hostapd dnsmasq-base iw
 )
 
 arm64_log() { echo "arm64: $*" >&2; }
