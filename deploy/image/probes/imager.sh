@@ -17,6 +17,9 @@ say "kcl=$(systemctl show -p ActiveState -p Result kernel-command-line.service |
 say "target=$(systemctl is-active multi-user.target)"
 say "ranfirstrun=$(ls -d /etc/wpa_supplicant/wpa_supplicant.conf /home/firstrun-was-run 2>/dev/null | tr "\n" " ")"
 say "rfkill=$(systemctl is-enabled systemd-rfkill.service systemd-rfkill.socket 2>&1 | tr '\n' ' ')"
+# the Imager's Wi-Fi (network-config, or firstrun.sh's set_wlan): imported, rendered (no secret here)
+say "netstore=$(stat -c '%a %U' /persist/network/network-config 2>&1)"
+say "wpaconf=$(grep -hE '^country=|ssid=' /run/netplan/wpa-wlan0.conf 2>&1 | tr -d ' ' | tr '\n' ' ')"
 say "failed=$(systemctl --failed --no-legend --plain | awk '{print $1}' | tr '\n' ' ')"
 journalctl -b --no-pager -o cat -u altbeacon-boot-settings 2>&1 | tail -8 | while IFS= read -r l; do say "settings=$l"; done
 journal 5
