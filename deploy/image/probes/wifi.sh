@@ -46,15 +46,18 @@ ap dnsmasq --interface=wlan1 --bind-interfaces --port=0 --dhcp-range=192.168.77.
 printf 'user root\nlistener 1883 192.168.77.1\nallow_anonymous true\npersistence false\n' >$tb/tmp/mosquitto.conf
 ap mosquitto -d -c /tmp/mosquitto.conf || say "mosquitto=failed"
 wait_active 120
-# associated, an address from dnsmasq, the monitor connected to the AP's broker: 300 s at most
-i=0
-while [ $i -lt 300 ]; do
+# associated, an address from dnsmasq, the monitor connected to the AP's broker: 240 s at most
+t0=$(date +%s)
+while [ $(($(date +%s) - t0)) -lt 240 ]; do
   j=$(journalctl -b --no-pager -o cat -u altbeacond-monitor 2>/dev/null)
   tb ip -4 -o addr show dev wlan0 | grep -q 'inet 192.168.77.' && echo "$j" | grep -q 'MQTT: connected' \
     && echo "$j" | grep -q 'beacon lobby heard' && break
-  i=$((i + 1)); sleep 1
+  sleep 2
 done
-say "wifiwaited=$i"
+say "wifiwaited=$(($(date +%s) - t0))"
+# systemd-resolved's idea of the name it answers for (its own UTS namespace: ProtectHostname=)
+say "resolvedname=$(nsenter -t "$(pidof systemd-resolved)" -u cat /proc/sys/kernel/hostname 2>&1)"
+journalctl -b --no-pager -o cat -u systemd-resolved 2>&1 | grep -i hostname | while IFS= read -r l; do say "resolvedjournal=$l"; done
 say "link=$(tb iw dev wlan0 link | tr '\n\t' '  ' | cut -c1-200)"
 say "addr=$(tb ip -4 -o addr show dev wlan0 | awk '{print $4}' | tr '\n' ' ')"
 say "addrs=$(tb ip -4 -o addr show | awk '$2 != "lo" {print $2 ":" $4}' | tr '\n' ' ')"
@@ -66,9 +69,15 @@ say "wpaunits=$(systemctl list-units --no-legend --plain 'netplan-*' | awk '{pri
 say "store=$(stat -c '%a %U' /persist/network /persist/network/network-config 2>&1 | tr '\n' ' ')"
 say "netbootfiles=$(ls $boot | grep -iE 'network|firstrun' | tr '\n' ' ')"
 # mDNS from the access point's side: the card's name, asked on the Wi-Fi
+say "networkfiles=$(ls /run/systemd/network | tr '\n' ' ')"
+say "resolvectl=$(resolvectl status wlan0 2>&1 | grep -iE 'protocols|mdns' | tr -s ' \n' '  ')"
 cp $a/mdns-query.py $tb/tmp/
 say "mdns=$(ap python3 /tmp/mdns-query.py "$(cat /proc/sys/kernel/hostname).local" 192.168.77.1 2>&1 | tr '\n' ' ')"
 # the broker on the AP side holds the monitor's retained state, carried over Wi-Fi
+# diagnosis: the name written again (resolved re-reads it), then asked again
+hostname_now=$(cat /proc/sys/kernel/hostname); printf '%s' "$hostname_now" >/proc/sys/kernel/hostname; sleep 3
+journalctl -b --no-pager -o cat -u systemd-resolved 2>&1 | grep -i hostname | while IFS= read -r l; do say "resolvedjournal2=$l"; done
+say "mdns2=$(ap python3 /tmp/mdns-query.py "$hostname_now.local" 192.168.77.1 2>&1 | tr '\n' ' ')"
 say "retained=$(ap mosquitto_sub -h 192.168.77.1 -t 'altbeacond/+/beacons/lobby' -C 1 -W 10 2>&1 | cut -c1-160)"
 say "listen=$(cat /proc/net/tcp /proc/net/tcp6 2>/dev/null | awk '$4 == "0A" {print "tcp:" $2}' | tr '\n' ' ')$(cat /proc/net/udp /proc/net/udp6 2>/dev/null | awk '$4 == "07" {print "udp:" $2}' | tr '\n' ' ')"
 say "active=$(systemctl is-active altbeacond)"
