@@ -55,8 +55,7 @@ while [ $(($(date +%s) - t0)) -lt 240 ]; do
   sleep 2
 done
 say "wifiwaited=$(($(date +%s) - t0))"
-# systemd-resolved's idea of the name it answers for (its own UTS namespace: ProtectHostname=)
-say "resolvedname=$(nsenter -t "$(pidof systemd-resolved)" -u cat /proc/sys/kernel/hostname 2>&1)"
+# the name systemd-resolved answers for ("Using system hostname ...")
 journalctl -b --no-pager -o cat -u systemd-resolved 2>&1 | grep -i hostname | while IFS= read -r l; do say "resolvedjournal=$l"; done
 say "link=$(tb iw dev wlan0 link | tr '\n\t' '  ' | cut -c1-200)"
 say "addr=$(tb ip -4 -o addr show dev wlan0 | awk '{print $4}' | tr '\n' ' ')"
@@ -74,15 +73,6 @@ say "resolvectl=$(resolvectl status wlan0 2>&1 | grep -iE 'protocols|mdns' | tr 
 cp $a/mdns-query.py $tb/tmp/
 say "mdns=$(ap python3 /tmp/mdns-query.py "$(cat /proc/sys/kernel/hostname).local" 192.168.77.1 2>&1 | tr '\n' ' ')"
 # the broker on the AP side holds the monitor's retained state, carried over Wi-Fi
-# diagnosis: the name written again (resolved re-reads it), then asked again
-hostname_now=$(cat /proc/sys/kernel/hostname); printf '%s' "$hostname_now" >/proc/sys/kernel/hostname; sleep 3
-journalctl -b --no-pager -o cat -u systemd-resolved 2>&1 | grep -i hostname | while IFS= read -r l; do say "resolvedjournal2=$l"; done
-say "mdns2=$(ap python3 /tmp/mdns-query.py "$hostname_now.local" 192.168.77.1 2>&1 | tr '\n' ' ')"
-mkdir -p /run/systemd/system/systemd-resolved.service.d
-printf '[Service]\nEnvironment=SYSTEMD_LOG_LEVEL=debug\n' >/run/systemd/system/systemd-resolved.service.d/debug.conf
-systemctl daemon-reload; systemctl restart systemd-resolved; sleep 3
-journalctl -b --no-pager -o cat -u systemd-resolved 2>&1 | grep -iE 'hostname|label|localhost' | tail -8 | while IFS= read -r l; do say "resolveddebug=$l"; done
-say "mdns3=$(ap python3 /tmp/mdns-query.py "$hostname_now.local" 192.168.77.1 2>&1 | tr '\n' ' ')"
 say "retained=$(ap mosquitto_sub -h 192.168.77.1 -t 'altbeacond/+/beacons/lobby' -C 1 -W 10 2>&1 | cut -c1-160)"
 say "listen=$(cat /proc/net/tcp /proc/net/tcp6 2>/dev/null | awk '$4 == "0A" {print "tcp:" $2}' | tr '\n' ' ')$(cat /proc/net/udp /proc/net/udp6 2>/dev/null | awk '$4 == "07" {print "udp:" $2}' | tr '\n' ' ')"
 say "active=$(systemctl is-active altbeacond)"
