@@ -47,7 +47,7 @@ EOF
   expect wifi units 'altbeacon-network-import:active altbeacon-network:active systemd-networkd:active systemd-resolved:active ssh:inactive' "the network units up from network-config, no SSH"
   expect wifi link 'Connected to .*SSID: abtest-hidden' "wlan0 associated with the hidden network (WPA2 passphrase)"
   expect wifi addr '^192\.168\.77\.(5[0-9]|[6-9][0-9])/24' "an address on wlan0 from the AP's DHCP server"
-  expect wifi addrs '^wlan0:192\.168\.77\.[0-9]+/24 $' "no other interface configured (the wired default masked by network-config)"
+  expect wifi addrs '^wlan0:192\.168\.77\.[0-9]+/24 $' "no other interface configured (no wired default beside a network-config)"
   expect wifi reg 'country DE' "the Wi-Fi country DE from regulatory-domain"
   expect wifi store '^700 root 600 root $' "kept on the state partition: /persist/network 0700, network-config 0600 root"
   expect wifi netbootfiles '^ *$' "network-config gone from the FAT"
