@@ -11,7 +11,8 @@ say "derived=$(/usr/lib/altbeacon-image/identity --print)"
 say "tz=$(readlink -f /etc/localtime) $(date +%Z)"
 # sshd is started by altbeacon-ssh (--no-block): on a loaded host it may still be starting
 i=0
-while [ "$(systemctl is-active ssh)" = activating ] && [ $i -lt 180 ]; do i=$((i + 1)); sleep 1; done
+# (inactive while its start job waits for the network: altbeacon-network renders it first)
+while [ "$(systemctl is-active ssh)" != active ] && [ $i -lt 180 ]; do i=$((i + 1)); sleep 1; done
 say "ssh=$(systemctl is-active ssh) keys=$(cut -d' ' -f3 /run/altbeacon-ssh/authorized_keys 2>/dev/null | tr '\n' ' ')"
 say "kcl=$(systemctl show -p ActiveState -p Result kernel-command-line.service | tr '\n' ' ')"
 say "target=$(systemctl is-active multi-user.target)"
