@@ -82,9 +82,7 @@ extension Daemon {
         }
         var st = stat()
         let mode = stat(configPath, &st) == 0 ? st.st_mode & 0o7777 : 0o644
-        let slash = configPath.lastIndex(of: "/")
-        let file = StateFile(directory: slash.map { String(configPath[..<$0]) }.map { $0.isEmpty ? "/" : $0 } ?? ".",
-                             name: slash.map { String(configPath[configPath.index(after: $0)...]) } ?? configPath)
+        let file = StateFile(path: configPath)
         do {
             try file.write(edited, mode: mode)
         } catch {

@@ -11,9 +11,8 @@ public final class RequestWriter {
 
     /// `statusPath`: the beacon daemon's status file; its directory holds `requests/`.
     public init(statusPath: String) {
-        let cut = statusPath.utf8.lastIndex(of: UInt8(ascii: "/"))
-        let parent = cut.map { String(statusPath[..<$0]) } ?? "."
-        directory = (parent.isEmpty ? "" : parent) + "/requests"
+        let parent = splitPath(statusPath).directory
+        directory = (parent == "/" ? "" : parent) + "/requests"
     }
 
     /// Writes one request; the file's name, or the errno (ENOENT: no directory, the daemon is

@@ -59,3 +59,16 @@ public struct StateFile: Sendable {
         _ = try syscall { fsync(raw) }
     }
 }
+
+/// `path`'s directory ("." without a slash, "/" at the root) and its last component.
+public func splitPath(_ path: String) -> (directory: String, name: String) {
+    guard let slash = path.lastIndex(of: "/") else { return (".", path) }
+    return (slash == path.startIndex ? "/" : String(path[..<slash]), String(path[path.index(after: slash)...]))
+}
+
+extension StateFile {
+    public init(path: String) {
+        let (directory, name) = splitPath(path)
+        self.init(directory: directory, name: name)
+    }
+}

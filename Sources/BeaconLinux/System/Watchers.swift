@@ -11,9 +11,7 @@ public final class ConfigWatcher {
     private var watch: Int32 = -1
 
     public init(path: String) throws(Errno) {
-        let slash = path.lastIndex(of: "/")
-        directory = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
-        fileName = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        (directory, fileName) = splitPath(path)
         fd = FileDescriptor(try syscall { inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC)) })
         try addWatch()
     }
