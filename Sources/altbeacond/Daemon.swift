@@ -24,6 +24,10 @@ final class Daemon {
     var rfkill: RfkillWatcher?
     /// Changes from afar (Remote.swift).
     var requests: RequestDirectory?
+    var remoteChanges = RemoteChangeProcedure(startedMs: monotonicMilliseconds())
+    /// Held changes wait on it for the write bucket; the write itself runs on `changeWriter`.
+    let changeTimer: LoopTimer
+    let changeWriter: BlockingCall
     let identifyTimer: LoopTimer
     var debouncer = Debouncer()
     let reloadTimer: LoopTimer
@@ -46,6 +50,8 @@ final class Daemon {
         rewatchTimer = loop.makeTimer()
         watchdogTimer = loop.makeTimer()
         identifyTimer = loop.makeTimer()
+        changeTimer = loop.makeTimer()
+        changeWriter = BlockingCall(loop: loop)
         let loop = loop
         var controlFD: () -> Int32 = { -1 }
         // One for every session: what it gave each adapter is logged once.

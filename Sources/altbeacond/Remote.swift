@@ -2,10 +2,11 @@ import BeaconKit
 import BeaconLinux
 import Glibc
 
-/// Issue 32: changes from afar. The monitor leaves each as a request file; a setting is judged
-/// exactly as an edit of the config file, and only an accepted one replaces config.toml (whole,
-/// fsync'd, renamed: a power cut leaves the old file or the new one). A refused one changes
-/// nothing and is reported with `check`'s message in the status file, which the monitor publishes.
+/// Changes from afar (issues 32, 38): the monitor leaves each as a request file. What becomes of
+/// them is `RemoteChangeProcedure`'s to decide (coalescing, the write bound, stale requests, one
+/// restart); this is its runner: it takes the files, reads config.toml for a plan, writes the
+/// planned file on a helper thread (fsync'd and renamed: a power cut leaves the old file or the
+/// new one), then reloads as for an edit by hand.
 extension Daemon {
     func watchRequests() {
         let path = runtimeDirectory() + "/requests"
@@ -25,84 +26,98 @@ extension Daemon {
         }
     }
 
+    /// Every pending request, a bounded batch per loop turn: what is left is taken on the next
+    /// turn without waiting for another inotify event.
     private func takeRequests() {
         guard let requests, !stopping else { return }
-        for (name, read) in requests.take() {
-            switch read {
-            case .failure(let e): refuse(summary: name, origin: "", "cannot read the request: \(e)")
-            case .success(let bytes):
-                switch RemoteRequest.decode(bytes) {
-                case .failure(let e): refuse(summary: name, origin: "", e.description)
-                case .success(let r): perform(r)
-                }
-            }
+        let (batch, more) = requests.take()
+        guard !batch.isEmpty else { return }
+        let taken = batch.map { item in
+            TakenRequest(name: item.name, request: item.bytes.mapError { RemoteRequestError.malformed("cannot read the request: \($0)") }
+                .flatMap { RemoteRequest.decode($0) })
         }
+        show(remoteChanges.received(taken, nowMs: monotonicMilliseconds()))
+        if more { loop.post { [unowned self] in takeRequests() } }
+        advanceChanges()
     }
 
-    private func perform(_ r: RemoteRequest) {
-        let from = r.origin.isEmpty ? "" : " (from \(r.origin))"
-        switch r.action {
-        case .identify:
-            log.notice("change from afar\(from): identify: the status LED strobes for \(RemoteRequest.identifySeconds) s")
-            report(r, applied: true, "")
-            sessions.identifying = true
-            identifyTimer.schedule(afterMs: RemoteRequest.identifySeconds * 1000) { [unowned self] in sessions.identifying = false }
-        case .restart:
+    /// Whatever the procedure asks for next, until it waits for a write, the bucket or a request.
+    func advanceChanges() {
+        guard !stopping else { return }
+        let now = monotonicMilliseconds()
+        switch remoteChanges.nextStep(nowMs: now) {
+        case .idle: break
+        case .wait(let until):
+            changeTimer.schedule(afterMs: max(1, until - now)) { [unowned self] in advanceChanges() }
+        case .plan(let settings):
+            changeTimer.cancel()
+            let bytes: [UInt8]
+            do {
+                bytes = try readFile(configPath, limit: 1 << 20)
+            } catch {
+                let plan = RemoteChangePlan.refusing(settings, "\(configPath): cannot read config: \(error)")
+                show(remoteChanges.planned(plan, nowMs: now).effects)
+                return advanceChanges()
+            }
+            let (write, effects) = remoteChanges.planned(RemoteChangePlan.make(settings, config: bytes, path: configPath), nowMs: now)
+            show(effects)
+            guard let write else { return advanceChanges() }
+            writeConfig(write)
+        case .restart(let r):
+            remoteChanges.restartTaken()
             // Not under systemd nobody would start a new process: refused, the beacon stays on.
             guard notifier.isEnabled else {
-                return refuse(summary: r.summary, origin: r.origin, "not running under systemd: nobody would start the daemon again")
+                return show([.report(request: r.summary, origin: r.origin, applied: false,
+                                     message: "not running under systemd: nobody would start the daemon again")])
             }
-            log.notice("change from afar\(from): restart: taking the beacon off air; systemd starts the service again")
-            report(r, applied: true, "")
+            show([.report(request: r.summary, origin: r.origin, applied: true, message: "")])
+            log.notice("change from afar\(from(r.origin)): restart: taking the beacon off air; systemd starts the service again")
             stop(exitCode: ExitCode.restartAsked, status: "restarting, as asked from afar")
-        case .set(let setting, let value):
-            switch setting.literal(value) {
-            case .failure(let e): refuse(summary: r.summary, origin: r.origin, e.description)
-            case .success(let literal): set(setting, literal, r)
-            }
         }
     }
 
-    /// The edited file is loaded as the daemon loads config.toml; only then does it replace it.
-    private func set(_ setting: RemoteSetting, _ literal: String, _ r: RemoteRequest) {
-        let bytes: [UInt8]
-        do {
-            bytes = try readFile(configPath, limit: 1 << 20)
-        } catch {
-            return refuse(summary: r.summary, origin: r.origin, "\(configPath): cannot read config: \(error)")
-        }
-        let (table, key, _) = setting.configKey
-        let edited: [UInt8]
-        switch ConfigTextEdit.setting(table: table, key: key, literal: literal, in: bytes) {
-        case .failure(let e): return refuse(summary: r.summary, origin: r.origin, "\(configPath): \(e)")
-        case .success(let b): edited = b
-        }
-        if case .failure(let d) = ConfigFile.parse(edited, path: configPath) {
-            return refuse(summary: r.summary, origin: r.origin, d.description)
-        }
+    /// Off the loop: two fsyncs on a card mounted `sync` must not delay SIGTERM or the LEDs.
+    private func writeConfig(_ bytes: [UInt8]) {
         var st = stat()
         let mode = stat(configPath, &st) == 0 ? st.st_mode & 0o7777 : 0o644
         let file = StateFile(path: configPath)
-        do {
-            try file.write(edited, mode: mode)
-        } catch {
-            return refuse(summary: r.summary, origin: r.origin, "cannot write \(configPath): \(error)\(error.isPermission ? " (the service needs ReadWritePaths= on its directory and write access to it)" : "")")
+        let path = configPath
+        changeWriter.start({
+            do throws(Errno) {
+                try file.write(bytes, mode: mode)
+                return 0
+            } catch {
+                errno = error.rawValue
+                return -1
+            }
+        }) { [unowned self] e in
+            let why = e.map { "cannot write \(path): \($0)\($0.isPermission ? " (the service needs ReadWritePaths= on its directory and write access to it)" : "")" }
+            show(remoteChanges.written(error: why))
+            if e == nil { reload() }   // at once: the inotify event that follows finds nothing new
+            advanceChanges()
         }
-        let from = r.origin.isEmpty ? "" : " (from \(r.origin))"
-        log.notice("change from afar\(from): \(r.summary): written to \(configPath)")
-        report(r, applied: true, "")
-        reload()   // at once: the inotify event that follows finds nothing new
     }
 
-    private func refuse(summary: String, origin: String, _ message: String) {
-        let from = origin.isEmpty ? "" : " (from \(origin))"
-        log.error("change from afar refused\(from), the beacon stays as it is: \(summary): \(message)")
-        sessions.change = RemoteChangeReport(request: summary, origin: origin, applied: false, message: firstLine(message),
-                                             time: wallClockSeconds())
+    private func show(_ effects: [RemoteChangeEffect]) {
+        for effect in effects {
+            switch effect {
+            case .note(let text): log.info("change from afar: \(text)")
+            case .identify(let origin):
+                log.notice("change from afar\(from(origin)): identify: the status LED strobes for \(RemoteRequest.identifySeconds) s")
+                sessions.identifying = true
+                identifyTimer.schedule(afterMs: RemoteRequest.identifySeconds * 1000) { [unowned self] in sessions.identifying = false }
+                sessions.change = RemoteChangeReport(request: "identify", origin: origin, applied: true, message: "", time: wallClockSeconds())
+            case .report(let request, let origin, let applied, let message):
+                if applied {
+                    log.notice("change from afar\(from(origin)): \(request)\(message.isEmpty ? ": written to \(configPath)" : ": \(message)")")
+                } else {
+                    log.error("change from afar refused\(from(origin)), the beacon stays as it is: \(request): \(message)")
+                }
+                sessions.change = RemoteChangeReport(request: request, origin: origin, applied: applied, message: firstLine(message),
+                                                     time: wallClockSeconds())
+            }
+        }
     }
 
-    private func report(_ r: RemoteRequest, applied: Bool, _ message: String) {
-        sessions.change = RemoteChangeReport(request: r.summary, origin: r.origin, applied: applied, message: message,
-                                             time: wallClockSeconds())
-    }
+    private func from(_ origin: String) -> String { origin.isEmpty ? "" : " (from \(origin))" }
 }

@@ -49,7 +49,7 @@ final class RequestWriterTests: XCTestCase {
         XCTAssertEqual(st.st_mode & 0o777, 0o600)
         // The daemon's inbox takes them whole, in the order made.
         let inbox = try RequestDirectory(path: dir + "/requests")
-        let taken = inbox.take()
+        let taken = inbox.take().requests
         XCTAssertEqual(taken.map(\.name), [first, second])
         XCTAssertEqual(try taken.map { try RemoteRequest.decode($0.bytes.get()).get() },
                        [RemoteRequest(.set(.power, "-40"), origin: "mqtt altbeacond/all/beacon/set/power"), RemoteRequest(.identify)])
@@ -72,5 +72,18 @@ final class RequestWriterTests: XCTestCase {
         input.received(try MQTTPublish(topic: "altbeacond/pi/beacon/set/identify", payload: Array("PRESS".utf8), retain: true))
         XCTAssertTrue(lines.last?.contains("ignored") ?? false, "\(lines)")
         XCTAssertEqual(entries(dir + "/requests").count, 1)
+    }
+
+    /// Issue 38: while the daemon takes nothing, requests wait in /run only up to a bound.
+    func testPendingRequestsAreBounded() throws {
+        XCTAssertEqual(mkdir(dir + "/requests", 0o700), 0)
+        let w = RequestWriter(statusPath: dir + "/status.json")
+        for _ in 0..<RemoteChangeLimits.maximumPending { try w.write(RemoteRequest(.set(.power, "-40"))) }
+        XCTAssertThrowsError(try w.write(RemoteRequest(.set(.power, "-41")))) { XCTAssertEqual($0 as? Errno, .noSpace) }
+        XCTAssertEqual(RequestDirectory.pendingNames(in: dir + "/requests").count, RemoteChangeLimits.maximumPending)
+        // Taken by the daemon: the next one goes through.
+        let inbox = try RequestDirectory(path: dir + "/requests")
+        while inbox.take().more {}
+        XCTAssertNoThrow(try w.write(RemoteRequest(.set(.power, "-42"))))
     }
 }

@@ -24,6 +24,8 @@ public struct Errno: Error, Equatable, Hashable, Sendable, CustomStringConvertib
     public static let exists = Errno(EEXIST)
     /// Also: a request file past its size limit.
     public static let fileTooLarge = Errno(EFBIG)
+    /// Also: the requests directory holds as many requests as it may.
+    public static let noSpace = Errno(ENOSPC)
     /// EINPROGRESS, as `BlockingCall` (and the power calls on it) refuse a second call while one
     /// runs: no HCIDEVUP, HCIDEVDOWN or fsync reports it, so it cannot be mistaken for theirs.
     public static let callInProgress = Errno(EINPROGRESS)

@@ -8,6 +8,7 @@ import Glibc
 public final class RequestWriter {
     public let directory: String
     private var count: UInt64 = 0
+    private var nearBound = false
 
     /// `statusPath`: the beacon daemon's status file; its directory holds `requests/`.
     public init(statusPath: String) {
@@ -16,9 +17,17 @@ public final class RequestWriter {
     }
 
     /// Writes one request; the file's name, or the errno (ENOENT: no directory, the daemon is
-    /// not running or takes no changes).
+    /// not running or takes no changes; ENOSPC: `RemoteChangeLimits.maximumPending` requests
+    /// wait already, the daemon is not taking them).
     @discardableResult
     public func write(_ request: RemoteRequest) throws(Errno) -> String {
+        // Counted only every 64th write, or once the last count came near the bound: a burst
+        // does not list the directory at every message.
+        if count % 64 == 0 || nearBound {
+            let pending = RequestDirectory.pendingNames(in: directory).count
+            nearBound = pending + 64 >= RemoteChangeLimits.maximumPending
+            if pending >= RemoteChangeLimits.maximumPending { throw Errno.noSpace }
+        }
         count &+= 1
         let tmp = "\(directory)/.tmp-\(getpid())-\(count)"
         // Zero-padded: the daemon takes them in byte order (RequestDirectory.take).
@@ -81,6 +90,9 @@ public final class LocalBeaconControlInput {
                 said = error
                 if error == .noEntry {
                     log.warning("MQTT: the beacon daemon takes no changes: no \(writer.directory); is altbeacond running?")
+                } else if error == .noSpace {
+                    log.warning("MQTT: \(RemoteChangeLimits.maximumPending) changes already wait in \(writer.directory) for the beacon daemon, "
+                        + "which is not taking them (is altbeacond running?): \"\(request.summary)\" and those after it dropped until it does")
                 } else {
                     log.warning("MQTT: cannot hand \"\(request.summary)\" to the beacon daemon in \(writer.directory) (\(error))")
                 }

@@ -25,22 +25,15 @@ public final class RequestDirectory {
         while let n = try? readUnlessWouldBlock(fd, &buf), n > 0 {}
     }
 
-    /// Every complete request (`*.request`), oldest name first, each removed once read: a request
-    /// is acted on once, even if the daemon restarts. A file that cannot be read is still removed
-    /// and returned as its error.
-    public func take(limit: Int = 16) -> [(name: String, bytes: Result<[UInt8], Errno>)] {
-        guard let dir = opendir(path) else { return [] }
-        var names: [String] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            if name.hasSuffix(".request") && !name.hasPrefix(".") { names.append(name) }
-        }
-        closedir(dir)
+    /// The complete requests (`*.request`), oldest name first, at most `limit` of them, each
+    /// removed once read: a request is acted on once, even if the daemon restarts. A file that
+    /// cannot be read is still removed and returned as its error. `more`: others are waiting
+    /// (take them on the next loop turn; inotify will not say so again).
+    public func take(limit: Int = 256) -> (requests: [(name: String, bytes: Result<[UInt8], Errno>)], more: Bool) {
+        var names = pendingNames()
         // Byte order: the monitor names them by monotonic time, zero-padded.
         names.sort { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-        return names.prefix(limit).map { name in
+        let taken = names.prefix(limit).map { name in
             let file = path + "/" + name
             let bytes: Result<[UInt8], Errno>
             do throws(Errno) {
@@ -51,6 +44,23 @@ public final class RequestDirectory {
             _ = unlink(file)
             return (name, bytes)
         }
+        return (taken, names.count > limit)
+    }
+
+    /// The names of the complete requests in `directory`, in no order.
+    public func pendingNames() -> [String] { Self.pendingNames(in: path) }
+
+    public static func pendingNames(in directory: String) -> [String] {
+        guard let dir = opendir(directory) else { return [] }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name.hasSuffix(".request") && !name.hasPrefix(".") { names.append(name) }
+        }
+        return names
     }
 
     /// A regular file of at most `RemoteRequest.maximumBytes` (a larger one is refused unread).
