@@ -109,9 +109,9 @@ final class RemoteChangeProcedureTests: XCTestCase {
             let inWindow = rig.writes.filter { $0.atMs >= w.atMs && $0.atMs < w.atMs + 60_000 }.count
             XCTAssertLessThanOrEqual(inWindow, RemoteChangeLimits.maximumWritesPerMinute, "writes in the minute from \(w.atMs)")
         }
-        XCTAssertEqual(RemoteChangeLimits.maximumWritesPerMinute, 8)
-        XCTAssertLessThanOrEqual(rig.writes.count, 4 + 200 / 15 + 1, "4 at once, then one per 15 s")
-        XCTAssertGreaterThanOrEqual(rig.writes.count, 4 + 120 / 15 - 1, "the bucket refills: changes keep coming through")
+        XCTAssertEqual(RemoteChangeLimits.maximumWritesPerMinute, 16)
+        XCTAssertLessThanOrEqual(rig.writes.count, 10 + 200 / 10 + 1, "10 at once, then one per 10 s")
+        XCTAssertGreaterThanOrEqual(rig.writes.count, 10 + 120 / 10 - 1, "the bucket refills: changes keep coming through")
     }
 
     func testSettingsOfSeveralKindsAreOneWriteAndARefusalStandsAlone() {
@@ -147,12 +147,15 @@ final class RemoteChangeProcedureTests: XCTestCase {
         rig.take([RemoteRequest(.restart), RemoteRequest(.restart)], issuedMs: rig.procedure.startedMs - 1000)
         XCTAssertNil(rig.restarted)
         // Use up the bucket, then a setting that must wait, then a restart: the setting first.
-        for p in ["-41", "-42", "-43", "-44"] { rig.take([RemoteRequest(.set(.power, p))]) }
+        for p in 30..<40 { rig.take([RemoteRequest(.set(.power, "-\(p)"))]) }
         rig.take([RemoteRequest(.set(.power, "-45"))])
-        XCTAssertEqual(rig.writes.count, 4)
-        guard case .wait = rig.procedure.nextStep(nowMs: rig.nowMs) else { return XCTFail("the fifth waits for the bucket") }
+        XCTAssertEqual(rig.writes.count, 10)
+        guard case .wait = rig.procedure.nextStep(nowMs: rig.nowMs) else { return XCTFail("the eleventh waits for the bucket") }
         rig.take((0..<50).map { _ in RemoteRequest(.restart) })
-        XCTAssertEqual(rig.writes.count, 5, "written before the restart, whatever the bucket")
+        XCTAssertNil(rig.restarted, "not within 5 s of the start")
+        XCTAssertEqual(rig.writes.count, 10)
+        rig.run(untilMs: rig.procedure.startedMs + RemoteChangeLimits.restartAfterMs)
+        XCTAssertEqual(rig.writes.count, 11, "written before the restart, whatever the bucket")
         XCTAssertTrue(rig.text.contains("power = -45"))
         XCTAssertEqual(rig.restarted, RemoteRequest(.restart))
         rig.restarted = nil

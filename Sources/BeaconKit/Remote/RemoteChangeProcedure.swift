@@ -10,16 +10,21 @@
 //   once and then once every `writeRefillMs` (a token bucket): a flood or an automation loop
 //   costs the SD card at most `writeBurst + 60_000 / writeRefillMs` rewrites in any minute.
 //   What waits is held in memory, coalesced, and written when the bucket allows.
-// - One restart at most: a restart asked before this process started is done already, and
-//   several asked together are one. Held settings are written before it.
+// - One restart at most: a restart asked before this process started is done already, several
+//   asked together are one, and none comes before the process has been up `restartAfterMs`
+//   (a button pressed in a loop restarts the beacon every few seconds, not at every press).
+//   Held settings are written before it, whatever the bucket.
 
 public enum RemoteChangeLimits {
     /// A request older than this when taken is dropped (60 s).
     public static let maximumAgeMs: Int64 = 60_000
-    /// Writes allowed at once (the bucket's size).
-    public static let writeBurst = 4
-    /// One more write allowed every 15 s.
-    public static let writeRefillMs: Int64 = 15_000
+    /// Writes allowed at once (the bucket's size): a person setting up a beacon from Home
+    /// Assistant never waits.
+    public static let writeBurst = 10
+    /// One more write allowed every 10 s.
+    public static let writeRefillMs: Int64 = 10_000
+    /// A restart asked sooner after the process started waits until then.
+    public static let restartAfterMs: Int64 = 5_000
     /// At most this many requests wait in the directory: the monitor drops a new one beyond
     /// (the daemon not running), and says so.
     public static let maximumPending = 1000
@@ -127,11 +132,14 @@ public struct RemoteChangeProcedure: Sendable {
 
     public func nextStep(nowMs: Int64) -> RemoteChangeStep {
         if writing != nil { return .idle }
+        let restartAt = startedMs + RemoteChangeLimits.restartAfterMs
+        let restartDue = restartAsked != nil && nowMs >= restartAt
         if !held.isEmpty {
-            if restartAsked != nil || available(at: nowMs) >= 1 { return .plan(held) }
-            return .wait(untilMs: nowMs + Int64(((1 - available(at: nowMs)) * Double(RemoteChangeLimits.writeRefillMs)).rounded(.up)))
+            if restartDue || available(at: nowMs) >= 1 { return .plan(held) }
+            let refill = nowMs + Int64(((1 - available(at: nowMs)) * Double(RemoteChangeLimits.writeRefillMs)).rounded(.up))
+            return .wait(untilMs: restartAsked == nil ? refill : min(refill, restartAt))
         }
-        if let r = restartAsked { return .restart(r) }
+        if let r = restartAsked { return restartDue ? .restart(r) : .wait(untilMs: restartAt) }
         return .idle
     }
 
