@@ -37,7 +37,8 @@ extension Daemon {
                 .flatMap { RemoteRequest.decode($0) })
         }
         show(remoteChanges.received(taken, nowMs: monotonicMilliseconds()))
-        if more { loop.post { [unowned self] in takeRequests() } }
+        // Everything waiting is taken before anything is planned: one write for all of it.
+        if more { return loop.post { [unowned self] in takeRequests() } }
         advanceChanges()
     }
 
