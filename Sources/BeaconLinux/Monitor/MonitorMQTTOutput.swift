@@ -62,7 +62,7 @@ public final class MonitorMQTTOutput: MonitorOutput, MQTTConnectionDelegate, Res
 
     public func start(_ source: MonitorStatusSource) {
         self.source = source
-        log.info("MQTT: client ID \(clash.clientID) (from \(identitySource) and \(adapter))")
+        log.info("MQTT: client ID \(clash.clientID) (from \(identitySource); adapter \(adapter))")
         if let t = settings.tls {
             let client = t.certFile.map { "; client certificate \($0)" } ?? ""
             log.info("MQTT: TLS with \(TLSClientConfig.library): the broker's certificate checked against \(t.caFile) for \(t.expectedName(host: settings.host))\(client)")
