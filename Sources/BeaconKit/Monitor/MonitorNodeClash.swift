@@ -87,7 +87,7 @@ public struct MonitorNodeClash: Sendable {
         saidShortSessions = true
         return [.say("the broker ended the session within \(Self.shortSessionMs / 1000) s of accepting it \(shortSessions) times in a row: "
             + "another client may use our client ID \(clientID) and take the session over (a second monitor on this machine and adapter, "
-            + "or a copy of this system)")]
+            + "or a copy of this system); the wait before each reconnection grows until a session lasts \(Self.shortSessionMs / 1000) s")]
     }
 
     private func announcement() -> [Action] {
