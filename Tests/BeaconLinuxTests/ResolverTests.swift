@@ -12,6 +12,8 @@ final class ResolverTests: XCTestCase, ResolverDelegate {
     var port: UInt16 = 0
     /// What the server was asked: name and type, in order.
     var asked: [String] = []
+    /// The socket the server answers from (-1: `server` itself).
+    var replyFrom: Int32 = -1
 
     func resolver(_ resolver: Resolver, finished outcome: ResolverOutcome) { outcomes.append(outcome) }
 
@@ -94,7 +96,9 @@ final class ResolverTests: XCTestCase, ResolverDelegate {
             asked.append("\(name) \(type == 1 ? "A" : type == 28 ? "AAAA" : "\(type)")")
             for reply in respond(q, name, type) {
                 _ = withUnsafePointer(to: &from) { f in
-                    f.withMemoryRebound(to: sockaddr.self, capacity: 1) { sa in reply.withUnsafeBytes { sendto(server, $0.baseAddress, $0.count, 0, sa, len) } }
+                    f.withMemoryRebound(to: sockaddr.self, capacity: 1) { sa in
+                        reply.withUnsafeBytes { sendto(replyFrom >= 0 ? replyFrom : server, $0.baseAddress, $0.count, 0, sa, len) }
+                    }
                 }
             }
         }
@@ -211,6 +215,59 @@ final class ResolverTests: XCTestCase, ResolverDelegate {
         r.resolve("gone.local")
         run(loop)
         XCTAssertEqual(outcomes, [.failed("no answer to mDNS queries on 127.0.0.1")])
+    }
+
+    /// Issue 38, RFC 6762 §6: an mDNS answer from another port than the one asked (5353) is not
+    /// believed, whoever sends it; the failure says it was ignored.
+    func testAnMDNSAnswerFromAnotherPortIsIgnored() {
+        let (loop, r) = resolver()
+        let (other, otherPort) = udpSocket()
+        defer { close(other) }
+        replyFrom = other
+        r.resolve("homeassistant.local")
+        run(loop) { q, _, type in type == 1 ? [answer(q, flags: 0x8400, records: [(1, [192, 168, 1, 66])])] : [] }
+        XCTAssertEqual(outcomes, [.failed("no answer to mDNS queries on 127.0.0.1 (answers ignored, RFC 6762: from 127.0.0.1:\(otherPort), not from port \(port))")])
+    }
+
+    /// Issue 38, RFC 6762 §11: an answer from off the link is not believed. The responder is
+    /// played on this machine's own non-loopback address: taken as this machine's (a responder
+    /// here, as the testbed's avahi), not taken when that address is not among the local ones.
+    func testAnMDNSAnswerFromOffTheLinkIsIgnored() throws {
+        guard let own = localSubnets()?.first(where: { $0.address.count == 4 && $0.address[0] != 127 })?.address else {
+            throw XCTSkip("no IPv4 address but loopback here")
+        }
+        let text = own.map { String($0) }.joined(separator: ".")
+        close(server)
+        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        var a = sockaddr_in()
+        a.sin_family = sa_family_t(AF_INET)
+        a.sin_addr.s_addr = own.withUnsafeBytes { $0.load(as: UInt32.self) }
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let ok = withUnsafeMutablePointer(to: &a) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) == 0 && getsockname(fd, $0, &len) == 0 }
+        }
+        XCTAssertTrue(ok, "bind \(text): \(Errno.current)")
+        _ = fcntl(fd, F_SETFL, O_NONBLOCK)
+        server = fd
+        port = UInt16(bigEndian: a.sin_port)
+        let respond = { (q: [UInt8], _: String, type: UInt16) in type == 1 ? [self.answer(q, flags: 0x8400, records: [(1, [192, 168, 1, 66])])] : [] }
+
+        var s = Resolver.Settings()
+        s.hostsPath = dir + "/hosts"; s.resolvConfPath = dir + "/resolv.conf"
+        s.multicastGroups = [text]; s.multicastPort = port
+        s.localSubnets = [LocalSubnet(interface: 99, address: [192, 0, 2, 1], netmask: [255, 255, 255, 0])]
+        let loop = EventLoop(clock: LoopClock(virtualStartingAt: 0))
+        var r = Resolver(loop: loop, settings: s, delegate: self)
+        r.resolve("homeassistant.local")
+        run(loop, respond)
+        XCTAssertEqual(outcomes, [.failed("no answer to mDNS queries on \(text) (answers ignored, RFC 6762: from \(text):\(port), not on this machine's links)")])
+
+        outcomes = []
+        s.localSubnets = nil
+        r = Resolver(loop: loop, settings: s, delegate: self)
+        r.resolve("homeassistant.local")
+        run(loop, respond)
+        XCTAssertEqual(outcomes, [.resolved(address: "192.168.1.66", via: "mDNS")], "this machine's own address, as it is")
     }
 
     /// A later resolve drops the earlier one; a cancelled one tells nothing.

@@ -38,8 +38,9 @@ public struct MonitorNodeClash: Sendable {
 
     /// The monitor's client ID: one per machine and adapter, and the same across restarts and
     /// reboots, so that a half-open session of our own from before (a crash, a power cut) is
-    /// taken over at once instead of firing its will later. `machine`: the board's serial, else
-    /// /etc/machine-id, else the hostname (the caller reads them). "altbeacond-" and 12 hex
+    /// taken over at once instead of firing its will later. `machine`: `MachineIdentity.choose`'s
+    /// (the board's serial, else /etc/machine-id with the network hardware addresses, else the
+    /// hostname with them; the caller reads them). "altbeacond-" and 12 hex
     /// digits of a hash: 23 bytes, the most every MQTT 3.1.1 server must accept (3.1.3.1).
     public static func clientID(machine: String, adapter: String) -> String {
         // FNV-1a 64; the label keeps it apart from other uses of the same hash.
@@ -86,7 +87,7 @@ public struct MonitorNodeClash: Sendable {
         saidShortSessions = true
         return [.say("the broker ended the session within \(Self.shortSessionMs / 1000) s of accepting it \(shortSessions) times in a row: "
             + "another client may use our client ID \(clientID) and take the session over (a second monitor on this machine and adapter, "
-            + "or a copy of this system)")]
+            + "or a copy of this system); the wait before each reconnection grows until a session lasts \(Self.shortSessionMs / 1000) s")]
     }
 
     private func announcement() -> [Action] {

@@ -34,6 +34,9 @@ public struct ResolverJob: Sendable {
     private var nameSettled = false
     /// Per name, the last outcome of each server, in the order first heard.
     private var outcomes: [[(who: String, outcome: Outcome)]]
+    /// mDNS answers not taken for where they came from (`MulticastDNSSource`), each once, in the
+    /// order first seen: said with the failure.
+    public private(set) var ignoredAnswers: [String] = []
 
     public init(host: String, multicast: Bool, names: [DNSName], servers: [String]) {
         self.host = host; self.multicast = multicast; self.names = names; self.servers = servers
@@ -80,6 +83,17 @@ public struct ResolverJob: Sendable {
     /// At the attempt's end: what came, IPv4 first.
     public var bestAddress: String? { (v4?.first ?? v6?.first)?.description }
 
+    /// An mDNS answer from `source` ("10.1.2.3:5353") not taken, and why (`port`: the one asked).
+    public mutating func ignored(_ source: String, _ verdict: MulticastDNSSource.Verdict, port: UInt16 = MulticastDNSSource.port) {
+        let why = verdict == .wrongPort ? "not from port \(port)" : "not on this machine's links"
+        sourceCheck("from \(source), \(why)")
+    }
+
+    /// Something to say with the failure about the mDNS source check, once.
+    public mutating func sourceCheck(_ text: String) {
+        if !ignoredAnswers.contains(text), ignoredAnswers.count < 4 { ignoredAnswers.append(text) }
+    }
+
     public mutating func note(_ o: Outcome) {
         if o == .noSuchName || o == .noAddress { nameSettled = true }
         let who = multicast ? "mDNS" : servers[server]
@@ -112,7 +126,8 @@ public struct ResolverJob: Sendable {
             let text = groups.map { render($0.0, $0.1) }.joined(separator: ", ")
             return names.count == 1 && names[0].description == host.lowercased() ? text : "\(names[i]): \(text)"
         }
-        return parts.joined(separator: "; ")
+        let ignored = ignoredAnswers.isEmpty ? "" : " (answers ignored, RFC 6762: \(ignoredAnswers.joined(separator: "; ")))"
+        return parts.joined(separator: "; ") + ignored
     }
 
     private func render(_ o: Outcome, _ who: [String]) -> String {

@@ -2,7 +2,8 @@ import BeaconKit
 import Glibc
 
 /// The monitor's MQTT output (SPEC §10): one `MQTTConnection` to the broker, what to publish
-/// decided by BeaconKit's `MonitorPublisher`. Reconnects with back-off, one log line per cause;
+/// decided by BeaconKit's `MonitorPublisher`. Reconnects with back-off (`SessionRetry`: a session
+/// the broker ends within 5 s of accepting it makes the wait grow), one log line per cause;
 /// the password file and the TLS files are read again at every attempt. The client ID is one per machine and
 /// adapter, and another monitor under our node name (or our client ID) is said once
 /// (`MonitorNodeClash`).
@@ -21,7 +22,9 @@ public final class MonitorMQTTOutput: MonitorOutput, MQTTConnectionDelegate, Res
     private lazy var resolver = Resolver(loop: loop, delegate: self)
     private let retryTimer: LoopTimer
     private let refreshTimer: LoopTimer
-    private var retry = RetryBackoff(range: MonitorMQTTOutput.retryMs)
+    /// A session that lives `MonitorNodeClash.shortSessionMs` starts the back-off again.
+    private let settleTimer: LoopTimer
+    private var retry = SessionRetry(range: MonitorMQTTOutput.retryMs, settleMs: MonitorNodeClash.shortSessionMs)
     private var publisher: MonitorPublisher
     private var clash: MonitorNodeClash
     /// `[mqtt] control`: the `set` topics, forwarded to the beacon daemon as request files.
@@ -48,6 +51,7 @@ public final class MonitorMQTTOutput: MonitorOutput, MQTTConnectionDelegate, Res
         connection = MQTTConnection(loop: loop)
         retryTimer = loop.makeTimer()
         refreshTimer = loop.makeTimer()
+        settleTimer = loop.makeTimer()
         connection.delegate = self
     }
 
@@ -62,7 +66,7 @@ public final class MonitorMQTTOutput: MonitorOutput, MQTTConnectionDelegate, Res
 
     public func start(_ source: MonitorStatusSource) {
         self.source = source
-        log.info("MQTT: client ID \(clash.clientID) (from \(identitySource) and \(adapter))")
+        log.info("MQTT: client ID \(clash.clientID) (from \(identitySource); adapter \(adapter))")
         if let t = settings.tls {
             let client = t.certFile.map { "; client certificate \($0)" } ?? ""
             log.info("MQTT: TLS with \(TLSClientConfig.library): the broker's certificate checked against \(t.caFile) for \(t.expectedName(host: settings.host))\(client)")
@@ -99,7 +103,7 @@ public final class MonitorMQTTOutput: MonitorOutput, MQTTConnectionDelegate, Res
     /// `offline` said ourselves (a clean DISCONNECT does not fire the will), then DISCONNECT.
     public func stop(_ status: MonitorStatus, _ done: @escaping () -> Void) {
         stopping = true
-        retryTimer.cancel(); refreshTimer.cancel(); resolver.cancel()
+        retryTimer.cancel(); refreshTimer.cancel(); settleTimer.cancel(); resolver.cancel()
         if let w = statusWatcher { loop.unwatch(w.fd) }
         if connection.state == .connected {
             perform(publisher.stopping())
@@ -116,7 +120,10 @@ public final class MonitorMQTTOutput: MonitorOutput, MQTTConnectionDelegate, Res
         switch event {
         case .connected:
             let over = connection.tlsAgreed.map { " over \($0), the certificate of \(settings.tls?.expectedName(host: settings.host) ?? "") verified" } ?? ""
-            log.info("MQTT: connected to \(broker)\(over)\(retry.succeeded() == nil ? "" : " again")")
+            // Not said again while the broker ends each session at once (the clash says why).
+            let accepted = retry.accepted(atMs: loop.now)
+            if accepted.say { log.info("MQTT: connected to \(broker)\(over)\(accepted.again ? " again" : "")") }
+            settleTimer.schedule(afterMs: accepted.settleAfterMs) { [weak self] in self?.settled() }
             connectedAtMs = loop.now
             saidDrops = false
             if let status = source?.status {
@@ -137,6 +144,7 @@ public final class MonitorMQTTOutput: MonitorOutput, MQTTConnectionDelegate, Res
             let h = health()
             perform(publisher.birth(status, health: h))
         case .closed(let why):
+            settleTimer.cancel()
             if let at = connectedAtMs { perform(clash.sessionEnded(connectedForMs: loop.now - at)) }
             connectedAtMs = nil
             lost(why)
@@ -190,9 +198,17 @@ public final class MonitorMQTTOutput: MonitorOutput, MQTTConnectionDelegate, Res
     private func lost(_ why: String) {
         guard !stopping else { return }
         refreshTimer.cancel()
-        let (say, afterMs) = retry.failed(why)
+        let (say, afterMs) = retry.failed(why, atMs: loop.now)
         if say { log.warning("MQTT: \(broker): \(why); trying again with back-off") }
         retryTimer.schedule(afterMs: afterMs) { [weak self] in self?.connect() }
+    }
+
+    /// The session has lived `MonitorNodeClash.shortSessionMs`: the back-off starts again from
+    /// its lower bound; said when sessions had ended at once before it.
+    private func settled() {
+        guard connection.state == .connected, let short = retry.settled(atMs: loop.now), short > 0 else { return }
+        log.info("MQTT: the session with \(broker) has lasted \(MonitorNodeClash.shortSessionMs / 1000) s, after \(short) that the broker ended within \(MonitorNodeClash.shortSessionMs / 1000) s; "
+            + "the back-off starts again from \(Self.retryMs.lowerBound / 1000) s")
     }
 
     private func refresh() {

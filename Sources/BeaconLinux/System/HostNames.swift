@@ -40,23 +40,40 @@ public func machineHostName() -> String? {
 }
 
 /// What tells this machine from others, for names that must differ between machines and stay
-/// the same across reboots (the MQTT client ID), and where it came from: the board's serial
-/// (ALTBEACOND_BOARD_SERIAL names another file, as for the address repair), else
-/// /etc/machine-id (a read-only root that leaves it empty gets a new one at every boot, SPEC §12:
-/// hence second), else the hostname. The serial is read through /sys: /proc/device-tree is a
-/// link that the units' ProcSubset=pid hides.
-public func machineIdentity() -> (id: String, from: String) {
+/// the same across reboots (the MQTT client ID), and where it came from (BeaconKit's
+/// `MachineIdentity` decides): the board's serial (ALTBEACOND_BOARD_SERIAL names another file,
+/// as for the address repair), else /etc/machine-id (a read-only root that leaves it empty gets a
+/// new one at every boot, SPEC §12: hence second) with the permanent hardware addresses of the
+/// network interfaces (`netPath`, /sys/class/net: a cloned card shares the machine-id, not the
+/// hardware), else the hostname with them. The serial is read through /sys: /proc/device-tree is
+/// a link that the units' ProcSubset=pid hides.
+public func machineIdentity(netPath: String = "/sys/class/net", machineIDPath: String = "/etc/machine-id") -> (id: String, from: String) {
     let serialPath = environment("ALTBEACOND_BOARD_SERIAL") ?? "/sys/firmware/devicetree/base/serial-number"
-    if let bytes = try? readFile(serialPath, limit: 64), let serial = BoardAddress.serial(fromDeviceTree: bytes) {
-        return ("serial:\(serial)", "the board serial")
+    let serial = (try? readFile(serialPath, limit: 64)).flatMap { BoardAddress.serial(fromDeviceTree: $0) }
+    let interfaces = serial == nil ? networkInterfaces(netPath) : []
+    return MachineIdentity.choose(serial: serial, machineID: try? readFile(machineIDPath, limit: 64),
+                                  interfaces: interfaces, hostname: hostName())
+}
+
+/// The entries of /sys/class/net (links to the devices), as read; empty when unreadable.
+func networkInterfaces(_ netPath: String) -> [MachineIdentity.NetworkInterface] {
+    guard let dir = opendir(netPath) else { return [] }
+    var names: [String] = []
+    while let entry = readdir(dir) {
+        let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        if !name.hasPrefix(".") { names.append(name) }
     }
-    if let bytes = try? readFile("/etc/machine-id", limit: 64) {
-        let id = bytes.prefix { $0 != 0x0a }
-        if id.count == 32, id.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }) {
-            return ("machine-id:" + String(decoding: id, as: UTF8.self), "/etc/machine-id")
+    closedir(dir)
+    return names.sorted().map { name in
+        let path = netPath + "/" + name
+        var link = [CChar](repeating: 0, count: 4096)
+        let n = readlink(path, &link, link.count - 1)
+        let device = n > 0 ? String(decoding: link[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
+        func text(_ file: String) -> String? {
+            (try? readFile(path + "/" + file, limit: 256)).map { String(decoding: $0, as: UTF8.self) }
         }
+        return MachineIdentity.NetworkInterface(name: name, device: device, address: text("address"), assignType: text("addr_assign_type"))
     }
-    return ("hostname:" + hostName(), "the hostname")
 }
 
 /// `address` (an IPv4 or IPv6 literal) and `port` as a socket address, its length and family;

@@ -1,4 +1,5 @@
 import BeaconKit
+import CLinux
 import Glibc
 
 /// What a `Resolver` tells its owner, always on a later loop turn than `resolve`.
@@ -27,6 +28,9 @@ public final class Resolver {
         public var dnsPort: UInt16 = 53
         public var multicastGroups = ["224.0.0.251", "ff02::fb"]
         public var multicastPort: UInt16 = 5353
+        /// This machine's addresses for the mDNS source check; nil: read at each attempt
+        /// (getifaddrs). Tests set them.
+        public var localSubnets: [LocalSubnet]?
         /// Per server and try (glibc waits 5 s, twice): a reconnect is not held up long.
         public var timeoutMs: Int64 = 2000
         public var tries = 3
@@ -41,6 +45,8 @@ public final class Resolver {
     private var generation = 0
     private var job: ResolverJob?
     private var sockets: [UDPQuerySocket] = []
+    /// For mDNS: this machine's addresses, read at each attempt.
+    private var subnets: [LocalSubnet] = []
 
     public init(loop: EventLoop, settings: Settings = Settings(), delegate: ResolverDelegate) {
         self.loop = loop; self.settings = settings; self.delegate = delegate
@@ -86,6 +92,15 @@ public final class Resolver {
         job?.startAttempt()
         guard let j = job else { return }
         let port = j.multicast ? settings.multicastPort : settings.dnsPort
+        if j.multicast {
+            if let s = settings.localSubnets ?? localSubnets() {
+                subnets = s
+            } else {
+                // getifaddrs needs AF_NETLINK (the monitor's unit allows it).
+                subnets = []
+                job?.sourceCheck("this machine's addresses cannot be listed (\(Errno.current)): only loopback and IPv6 link-local answers are taken")
+            }
+        }
         let targets = j.multicast ? j.servers : [j.servers[j.server]]
         var sendError = Errno(0)
         for target in targets {
@@ -127,8 +142,17 @@ public final class Resolver {
             guard job != nil else { return }
             let bytes: [UInt8]
             do throws(Errno) {
-                guard let b = try s.receive() else { return }
-                bytes = b
+                guard let d = try s.receive() else { return }
+                if job?.multicast == true {
+                    // RFC 6762 §6, §11: from port 5353 and from the link, or not believed.
+                    let verdict = MulticastDNSSource.judge(address: d.address, port: d.port, interface: d.interface, subnets: subnets,
+                                                           expectedPort: settings.multicastPort)
+                    if verdict != .accepted {
+                        job?.ignored(MulticastDNSSource.describe(address: d.address, port: d.port), verdict, port: settings.multicastPort)
+                        continue
+                    }
+                }
+                bytes = d.bytes
             } catch {
                 // ECONNREFUSED: nothing listens there; try the next server now, not after the timeout.
                 job?.note(error == Errno(ECONNREFUSED) ? .refused : .failed("\(error)"))
@@ -175,5 +199,19 @@ public final class Resolver {
         timer.cancel()
         for s in sockets { loop.unwatch(s.fd); s.fd.close() }
         sockets = []
+    }
+}
+
+/// This machine's addresses (getifaddrs: interfaces that are up), for the mDNS source check;
+/// nil when they cannot be listed (getifaddrs needs an AF_NETLINK socket).
+func localSubnets() -> [LocalSubnet]? {
+    var buf = [clinux_subnet](repeating: clinux_subnet(), count: 256)
+    let n = buf.withUnsafeMutableBufferPointer { clinux_local_subnets($0.baseAddress, Int32($0.count)) }
+    guard n >= 0 else { return nil }
+    return buf.prefix(Int(n)).map { s in
+        let length = Int(s.length)
+        return LocalSubnet(interface: s.ifindex,
+                           address: withUnsafeBytes(of: s.address) { Array($0.prefix(length)) },
+                           netmask: withUnsafeBytes(of: s.netmask) { Array($0.prefix(length)) })
     }
 }

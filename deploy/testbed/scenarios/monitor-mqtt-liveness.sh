@@ -8,7 +8,11 @@
 #   The stall is logged within 1.5 x keepalive_s of the broker's last packet; after SIGCONT the
 #   monitor is connected again (back-off) and its status is online;
 # - meanwhile a fake broker (python3) answers CONNECT with PINGRESP: refused at once, said once,
-#   tried again with growing waits.
+#   tried again with growing waits;
+# - issue 38: two monitors with one client ID (one machine, no board serial, the same adapter
+#   name: as two cloned cards without a serial used to be) take the session from each other, but
+#   a session the broker ends within 5 s grows the back-off instead of resetting it: far fewer
+#   take-overs in 40 s than one a second (37 in 40 s before), the clash said once.
 . "$TB_REPO/deploy/testbed/daemon-lib.sh"
 ip link set lo up
 KEEP=35
@@ -134,8 +138,36 @@ awk 'NR > 2 && $1 - p < 1.5 * g { bad = 1 } NR > 1 { g = $1 - p } { p = $1 } END
 # The metrics file (rewritten at least every minute since the clash).
 grep -q '^altbeacond_mqtt_node_clash 1$' /tmp/m1.prom && grep -q '^altbeacond_mqtt_dropped_messages_total 0$' /tmp/m1.prom \
   || { cat /tmp/m1.prom; tb_fail "the MQTT figures in m1's metrics"; }
+# Two clones: one client ID (no serial: /etc/machine-id and this guest's network hardware).
+clone() {
+  cat >"/tmp/$1.toml" <<TOML
+[monitor]
+adapter = "hci7"
+node = "clone"
+[mqtt]
+host = "127.0.0.1"
+port = 1883
+keepalive_s = 30
+TOML
+  ALTBEACOND_BOARD_SERIAL=/nonexistent "$ALTBEACOND_BIN" monitor --config "/tmp/$1.toml" >"/tmp/$1.log" 2>&1 </dev/null &
+}
+clone c1
+C1=$!
+wait_count c1 "MQTT: connected to 127.0.0.1:1883" 0 10 || { dump /tmp/c1.log; tb_fail "c1 did not connect"; }
+clone c2
+C2=$!
+cid=$(client_id c1)
+[ -n "$cid" ] && [ "$cid" = "$(client_id c2)" ] || { dump /tmp/c1.log /tmp/c2.log; tb_fail "the clones' client IDs differ ('$cid'): nothing to test"; }
+before=$(grep -c "Client $cid already connected, closing old connection" /tmp/mosquitto.log)
+_tb_sleep 40
+takeovers=$(( $(grep -c "Client $cid already connected, closing old connection" /tmp/mosquitto.log) - before ))
+kill -KILL "$C1" "$C2"; wait "$C1" "$C2" 2>/dev/null
+[ "$takeovers" -ge 2 ] && [ "$takeovers" -le 16 ] || { dump /tmp/c1.log /tmp/c2.log; tb_fail "clones: $takeovers take-overs in 40 s (the back-off did not grow?)"; }
+[ "$(( $(count c1 "times in a row") + $(count c2 "times in a row") ))" -ge 1 ] && [ "$(count c1 "times in a row")" -le 1 ] && [ "$(count c2 "times in a row")" -le 1 ] \
+  || { dump /tmp/c1.log /tmp/c2.log; tb_fail "clones: the clash not said, or said more than once"; }
+
 kill "$M1"; wait "$M1"; rc=$?
 [ "$rc" = 0 ] || { dump /tmp/m1.log; tb_fail "m1 exited $rc after SIGTERM"; }
 kill "$BROKER"; wait "$BROKER" 2>/dev/null
 tbd_finish
-tb_pass "one node name, two monitors: client IDs $id1 and $id2, no session takeover, the clash said once on each side and in the metrics; broker stopped for $(( (stall_ms + 5000) / 1000 )) s (keepalive_s $KEEP, refresh 30 s): stall logged after $stall_ms ms, connected again $back_ms ms after it, status online; fake broker answering CONNECT with PINGRESP: said once, $tries attempts with gaps $gaps s"
+tb_pass "one node name, two monitors: client IDs $id1 and $id2, no session takeover, the clash said once on each side and in the metrics; broker stopped for $(( (stall_ms + 5000) / 1000 )) s (keepalive_s $KEEP, refresh 30 s): stall logged after $stall_ms ms, connected again $back_ms ms after it, status online; fake broker answering CONNECT with PINGRESP: said once, $tries attempts with gaps $gaps s; two clones with client ID $cid: $takeovers take-overs in 40 s"

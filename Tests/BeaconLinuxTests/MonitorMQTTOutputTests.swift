@@ -1,0 +1,122 @@
+import Glibc
+import XCTest
+@testable import BeaconKit
+@testable import BeaconLinux
+
+/// The monitor's MQTT output against a broker played by the test on a real loopback TCP socket,
+/// on a virtual clock: when it reconnects.
+final class MonitorMQTTOutputTests: XCTestCase, MonitorStatusSource {
+    final class Lines: @unchecked Sendable { var all: [String] = [] }
+    let lines = Lines()
+    var listenFD: Int32 = -1
+    var port: UInt16 = 0
+
+    var status: MonitorStatus {
+        MonitorStatus(adapter: "hci0", tracker: BeaconTracker(expectations: [], silentAfterMs: 30_000, startMs: 0), scanning: false, scanProblem: nil)
+    }
+
+    override func setUp() {
+        listenFD = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var a = sockaddr_in()
+        a.sin_family = sa_family_t(AF_INET)
+        a.sin_addr.s_addr = UInt32(0x7f00_0001).bigEndian
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let ok = withUnsafeMutablePointer(to: &a) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listenFD, $0, len) == 0 && listen(listenFD, 4) == 0 && getsockname(listenFD, $0, &len) == 0 }
+        }
+        XCTAssertTrue(ok, "listen: \(Errno.current)")
+        port = UInt16(bigEndian: a.sin_port)
+    }
+
+    override func tearDown() { close(listenFD) }
+
+    func output(_ loop: EventLoop) -> MonitorMQTTOutput {
+        let lines = lines
+        return MonitorMQTTOutput(settings: MQTTSettings(host: "127.0.0.1", port: port), node: "clone",
+                                 config: MonitorConfig(expectations: []), healthPath: "/nonexistent/altbeacond-test/status",
+                                 loop: loop, log: Logger(journal: false, threshold: .info, sink: { lines.all.append($0) }))
+    }
+
+    /// Loop turns until `done`.
+    func run(_ loop: EventLoop, until done: () -> Bool) -> Bool {
+        for _ in 0..<1000 {
+            if done() { return true }
+            loop.runOnce(maxWaitMs: 100)
+        }
+        return done()
+    }
+
+    /// Virtual time goes on by `ms` (the loop's own timers firing meanwhile).
+    func wait(_ loop: EventLoop, _ ms: Int64) {
+        var done = false
+        let t = loop.makeTimer()
+        t.schedule(afterMs: ms) { done = true }
+        XCTAssertTrue(run(loop) { done })
+    }
+
+    var connectionWaiting: Bool {
+        var p = pollfd(fd: listenFD, events: Int16(POLLIN), revents: 0)
+        return poll(&p, 1, 0) == 1
+    }
+
+    /// The broker's side of one session: the connection accepted, the CONNECT read (the loop
+    /// turning meanwhile, as the client sends it from the loop), CONNACK, until the client has it.
+    func acceptSession(_ loop: EventLoop, _ out: MonitorMQTTOutput) -> Int32 {
+        let fd = accept(listenFD, nil, nil)
+        var reader = MQTTPacketReader()
+        var buf = [UInt8](repeating: 0, count: 4096)
+        let gotConnect = run(loop) {
+            let n = buf.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            if n > 0 { reader.append(buf[0..<n]) }
+            if case .connect? = try? reader.next() { return true }
+            return false
+        }
+        XCTAssertTrue(gotConnect, "no CONNECT")
+        let ack = MQTTPacket.connAck(try! MQTTConnAck(returnCode: .accepted)).encoded()
+        XCTAssertEqual(ack.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }, ack.count)
+        XCTAssertTrue(run(loop) { out.figures.connected })
+        return fd
+    }
+
+    /// One session the broker ends `livesMs` after accepting it; the virtual time it ended at.
+    func session(_ loop: EventLoop, _ out: MonitorMQTTOutput, livesMs: Int64) -> Int64 {
+        let fd = acceptSession(loop, out)
+        wait(loop, livesMs)
+        close(fd)
+        XCTAssertTrue(run(loop) { !out.figures.connected })
+        return loop.now
+    }
+
+    /// Issue 38: another client with our client ID (a cloned card) takes each session over
+    /// right after CONNACK (here: the broker closes it 300 ms after accepting it). The back-off
+    /// used to start again at every CONNACK: a reconnection every second for ever. Now the
+    /// waits grow to the cap, and the reconnections are not said each time; a session that
+    /// lives 10 s starts the back-off again from 1 s.
+    func testSessionsTakenOverRightAfterConnAckGrowTheBackOffUntilOneLasts() {
+        let loop = EventLoop(clock: LoopClock(virtualStartingAt: 0))
+        let out = output(loop)
+        out.start(self)
+        var gaps: [Int64] = []
+        var endedAt: Int64?
+        for _ in 0..<9 {
+            XCTAssertTrue(run(loop) { connectionWaiting })
+            if let e = endedAt { gaps.append(loop.now - e) }
+            endedAt = session(loop, out, livesMs: 300)
+        }
+        XCTAssertEqual(gaps, [1000, 2000, 4000, 8000, 16_000, 32_000, 60_000, 60_000])
+        XCTAssertEqual(lines.all.filter { $0.contains("MQTT: connected to") }.count, 1, lines.all.joined())
+        XCTAssertEqual(lines.all.filter { $0.contains("trying again with back-off") }.count, 1, "the same cause, said once: \(lines.all.joined())")
+        XCTAssertEqual(lines.all.filter { $0.contains("within 5 s of accepting it 3 times in a row") }.count, 1, lines.all.joined())
+
+        // A session that lives 10 s: said, and the next wait is 1 s again.
+        XCTAssertTrue(run(loop) { connectionWaiting })
+        let ended = session(loop, out, livesMs: 10_000)
+        XCTAssertEqual(lines.all.filter { $0.contains("has lasted 5 s, after 9 that the broker ended within 5 s; the back-off starts again from 1 s") }.count, 1,
+                       lines.all.joined())
+        XCTAssertTrue(run(loop) { connectionWaiting })
+        XCTAssertEqual(loop.now - ended, 1000)
+        let fd = acceptSession(loop, out)
+        XCTAssertEqual(lines.all.filter { $0.contains("MQTT: connected to") }.count, 2, "said again after a good session: \(lines.all.joined())")
+        close(fd)
+    }
+}
