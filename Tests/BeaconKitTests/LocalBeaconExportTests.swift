@@ -10,8 +10,8 @@ final class LocalBeaconExportTests: XCTestCase {
         "frames":[{"frame":"altbeacon","on_air":true},{"frame":"ibeacon","on_air":true},{"frame":"eddystone-tlm","on_air":false}],\
         "fault":null,"escalation":"none","ladder_failures":0,"rearms":{"reset":2,"down":1,"disabled":0},"escalations":{},\
         "config_refused":true,"refused_edit":"config.toml:3:9: major must be between 0 and 65535, found 70000","gatt_server":null,"centrals":0,\
-        "uuid":"2f234454-cf6d-4a0f-adf2-f4911ba9ffa6","major":1,"minor":2,"power":-59,"advertising":true,"identifying":false,\
-        "change":{"request":"set power 5","origin":"mqtt altbeacond/all/beacon/set/power","outcome":"refused",\
+        "uuid":"2f234454-cf6d-4a0f-adf2-f4911ba9ffa6","major":1,"minor":2,"power":-59,"configured_interval_ms":90,"advertising":true,\
+        "identifying":false,"change":{"request":"set power 5","origin":"mqtt altbeacond/all/beacon/set/power","outcome":"refused",\
         "message":"config.toml:3:9: beacon.power must be -127…0","time":1764000100}}
         """
 
