@@ -67,11 +67,10 @@ final class MonitorHomeAssistantTimelineTests: XCTestCase {
                 events += tracker.record(monitorSighting(FrameTests.altbeaconHex, atMs: ms), wallSeconds: 1_764_000_000 + ms / 1000)
             }
             if let d = tracker.nextDeadlineMs, ms >= d { events += tracker.tick(nowMs: ms) }
-            let health = localHealth(atMs: ms)
             // The status file's watcher: a change of the file is published at once.
             let fileChanged = changeTimesS.contains { $0.ms == ms } || ms == daemonKilledAtMs
-            if !events.isEmpty || fileChanged { perform(publisher.changed(status(), health: health), ms) }
-            if let r = nextRefreshMs, ms >= r { perform(publisher.refresh(status(), health: health, nowMs: ms), ms) }
+            if !events.isEmpty || fileChanged { perform(publisher.changed(status(), health: localHealth(atMs: ms)), ms) }
+            if let r = nextRefreshMs, ms >= r { perform(publisher.refresh(status(), health: localHealth(atMs: ms), nowMs: ms), ms) }
         }
         out.append(Message(ms: willAtMs, topic: "altbeacond/hall.pi/status", payload: "offline", retain: true))
         return out + removal()
