@@ -71,7 +71,8 @@ func monitorCommand(configPath: String, once: Bool, timeoutSeconds: UInt32?) -> 
             log.info("altbeacond \(version) monitor as node \(node): no [expect] tables, so no scan; publishing this machine's beacon daemon only")
         }
         outputs = [MonitorLogOutput(log: log), MonitorSystemdOutput(notifier: SystemdNotifier(), loop: loop, scans: scans)]
-        let mqtt = config.mqtt.map { MonitorMQTTOutput(settings: $0, node: node, config: config, healthPath: defaultStatusPath(), loop: loop, log: log) }
+        let mqtt = config.mqtt.map { MonitorMQTTOutput(settings: $0, node: node, config: config, healthPath: defaultStatusPath(), version: version,
+                                                       loop: loop, log: log) }
         if let path = config.metrics.textfile {
             let figures: (() -> MonitorMQTTFigures?)? = mqtt.map { m in { [weak m] in m?.figures } }
             outputs.append(MonitorMetricsOutput(path: path, version: version, node: node, startWall: wallClockSeconds(), loop: loop, log: log,

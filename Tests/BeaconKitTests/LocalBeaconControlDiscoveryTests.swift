@@ -33,6 +33,32 @@ final class LocalBeaconControlDiscoveryTests: XCTestCase {
         let applied = try state("{\"change\":{\"request\":\"set power -40\",\"origin\":\"x\",\"outcome\":\"applied\",\"message\":\"\",\"time\":1}}")
         XCTAssertEqual(applied["change"]?.string, "applied: set power -40")
         XCTAssertEqual(try state("{\"change\":null}")["change"], .null)
+        XCTAssertEqual(v["change_time"]?.integer, 1_764_000_100)
+        XCTAssertNil(try state("{\"interval_ms\":100}")["configured_interval_ms"]?.integer)
+        XCTAssertEqual(try state("{\"interval_ms\":100,\"configured_interval_ms\":90}")["configured_interval_ms"]?.integer, 90)
+    }
+
+    /// Issue 38: each change one event, two identical refusals two events (their times differ).
+    func testEachChangeIsAnEvent() throws {
+        let h = HealthCheck.Result(verdict: .onAir, reason: "", status: JSONValue.parse(Array(Self.file.utf8)))
+        let e = try XCTUnwrap(MonitorExport.localBeaconChangeEvent(h))
+        XCTAssertEqual(e.time, 1_764_000_100)
+        XCTAssertEqual(e.payload, "{\"event_type\":\"refused\",\"request\":\"set power 5\",\"origin\":\"mqtt altbeacond/all/beacon/set/power\","
+                       + "\"message\":\"config.toml:3:9: beacon.power must be -127…0\",\"time\":1764000100}")
+        XCTAssertNil(MonitorExport.localBeaconChangeEvent(HealthCheck.Result(verdict: .unknown, reason: "", status: h.status)),
+                     "a dead daemon's last change is no news")
+    }
+
+    func testTheUUIDPatternTakesWhatTheConfigTakes() throws {
+        for (text, ok) in [("2f234454-cf6d-4a0f-adf2-f4911ba9ffa6", true), ("2F234454CF6D4A0FADF2F4911BA9FFA6", true), ("unknown", true),
+                           ("2f234454-cf6d-4a0f-adf2-f4911ba9ffa", false), ("2f234454cf6d-4a0f-adf2-f4911ba9ffa6", false),
+                           ("2f234454-cf6d-4a0f-adf2-f4911ba9ffa6 ", false), ("", false), ("g2234454cf6d4a0fadf2f4911ba9ffa6", false)] {
+            // The pattern's two forms, by hand (no regex engine here): what parseUUID takes.
+            XCTAssertEqual(parseUUID(text) != nil || text == "unknown", ok, text)
+        }
+        XCTAssertEqual(MonitorExport.uuidPattern,
+                       "^(unknown|[0-9A-Fa-f]{32}|[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12})$",
+                       "check-discovery.py matches it with Python's re against the same cases")
     }
 
     func testEntitiesOnTheLocalBeaconDevice() throws {
@@ -40,7 +66,7 @@ final class LocalBeaconControlDiscoveryTests: XCTestCase {
         XCTAssertEqual(d.map(\.topic).map { $0.split(separator: "/")[1] + "/" + $0.split(separator: "/")[3] }, [
             "text/uuid", "number/major", "number/minor", "number/power", "number/interval_ms", "switch/advertising",
             "switch/altbeacon", "switch/ibeacon", "switch/overflow", "switch/eddystone", "switch/eddystone_tlm",
-            "button/identify", "button/restart", "sensor/last_change",
+            "button/identify", "button/restart", "sensor/last_change", "event/change",
         ])
         let local = MonitorExport.localBeaconDiscovery(node: "hall.pi", prefix: "homeassistant", announce: true)
         var ids = Set(try local.map { try XCTUnwrap(JSONValue.parse(Array($0.payload.utf8))?["unique_id"]?.string) })
@@ -50,6 +76,12 @@ final class LocalBeaconControlDiscoveryTests: XCTestCase {
             XCTAssertEqual(v["device"]?["identifiers"], .array([.string("altbeacond_beacon__hall_2epi")]), topic)
             XCTAssertEqual(v["availability_topic"]?.string, "altbeacond/hall.pi/status", topic)
             XCTAssertTrue(ids.insert(try XCTUnwrap(v["unique_id"]?.string)).inserted, topic)
+            if topic.hasPrefix("homeassistant/event/") {
+                XCTAssertEqual(v["state_topic"]?.string, "altbeacond/hall.pi/beacon/change", "a topic of its own, one message per change")
+                XCTAssertEqual(v["event_types"], .array([.string("applied"), .string("refused")]))
+                XCTAssertNil(v["expire_after"])
+                continue
+            }
             if topic.hasPrefix("homeassistant/sensor/") {
                 XCTAssertEqual(v["state_topic"]?.string, "altbeacond/hall.pi/beacon")
                 XCTAssertEqual(v["expire_after"]?.integer, Int64(MonitorExport.expireAfterS))
@@ -73,9 +105,14 @@ final class LocalBeaconControlDiscoveryTests: XCTestCase {
         XCTAssertEqual([interval["min"]?.integer, interval["max"]?.integer], [20, 10240])
         let eddystone = try XCTUnwrap(JSONValue.parse(Array(d[9].payload.utf8)))
         XCTAssertEqual(eddystone["value_template"]?.string,
-                       "{{ 'None' if value_json.frame_eddystone is none else ('ON' if value_json.frame_eddystone else 'OFF') }}")
+                       "{% set v = (value_json.frame_eddystone if value_json is defined else none) %}{{ 'None' if v is none else ('ON' if v else 'OFF') }}")
+        XCTAssertEqual(interval["value_template"]?.string,
+                       "{% set v = (value_json.configured_interval_ms if value_json is defined else none) %}{{ 'None' if v is none else v }}",
+                       "the configured interval (issue 38), not the one on air")
+        let uuid = try XCTUnwrap(JSONValue.parse(Array(d[0].payload.utf8)))
+        XCTAssertEqual(uuid["pattern"]?.string, MonitorExport.uuidPattern)
         XCTAssertEqual([eddystone["state_on"]?.string, eddystone["state_off"]?.string, eddystone["payload_on"]?.string], ["ON", "OFF", "ON"])
         XCTAssertEqual(MonitorExport.localBeaconControlDiscovery(node: "hall.pi", prefix: "homeassistant", announce: false).map(\.payload),
-                       Array(repeating: "", count: 14))
+                       Array(repeating: "", count: 15))
     }
 }

@@ -10,8 +10,8 @@ final class LocalBeaconExportTests: XCTestCase {
         "frames":[{"frame":"altbeacon","on_air":true},{"frame":"ibeacon","on_air":true},{"frame":"eddystone-tlm","on_air":false}],\
         "fault":null,"escalation":"none","ladder_failures":0,"rearms":{"reset":2,"down":1,"disabled":0},"escalations":{},\
         "config_refused":true,"refused_edit":"config.toml:3:9: major must be between 0 and 65535, found 70000","gatt_server":null,"centrals":0,\
-        "uuid":"2f234454-cf6d-4a0f-adf2-f4911ba9ffa6","major":1,"minor":2,"power":-59,"advertising":true,"identifying":false,\
-        "change":{"request":"set power 5","origin":"mqtt altbeacond/all/beacon/set/power","outcome":"refused",\
+        "uuid":"2f234454-cf6d-4a0f-adf2-f4911ba9ffa6","major":1,"minor":2,"power":-59,"configured_interval_ms":90,"advertising":true,\
+        "identifying":false,"change":{"request":"set power 5","origin":"mqtt altbeacond/all/beacon/set/power","outcome":"refused",\
         "message":"config.toml:3:9: beacon.power must be -127…0","time":1764000100}}
         """
 
@@ -39,11 +39,12 @@ final class LocalBeaconExportTests: XCTestCase {
 
     func testWithoutTheDaemonEverythingIsNullAndOffAir() throws {
         let json = MonitorExport.localBeaconJSON(result(.unknown, nil), machine: LocalMachine(nowS: 5, socTemperatureMilliC: nil))
-        XCTAssertEqual(json, "{\"health\":\"unknown\",\"on_air\":false,\"reason\":\"a reason\",\"phase\":null,\"fault\":null,\"rearms\":null,"
+        XCTAssertEqual(json, "{\"health\":\"not-running\",\"on_air\":false,\"reason\":\"a reason\",\"phase\":null,\"fault\":null,\"rearms\":null,"
                        + "\"frames_on_air\":null,\"adapter\":null,\"interval_ms\":null,\"config_refused\":null,\"refused_edit\":null,"
                        + "\"version\":null,\"uptime_s\":null,\"soc_temperature_c\":null,\"uuid\":null,\"major\":null,\"minor\":null,"
-                       + "\"power\":null,\"advertising\":null,\"identifying\":null,\"frame_altbeacon\":null,\"frame_ibeacon\":null,"
-                       + "\"frame_overflow\":null,\"frame_eddystone\":null,\"frame_eddystone_tlm\":null,\"change\":null}")
+                       + "\"power\":null,\"configured_interval_ms\":null,\"advertising\":null,\"identifying\":null,\"frame_altbeacon\":null,"
+                       + "\"frame_ibeacon\":null,\"frame_overflow\":null,\"frame_eddystone\":null,\"frame_eddystone_tlm\":null,\"change\":null,"
+                       + "\"change_time\":null}")
         let off = try XCTUnwrap(JSONValue.parse(Array(MonitorExport.localBeaconJSON(result(.offAir, Self.file), machine: LocalMachine()).utf8)))
         XCTAssertEqual(off["on_air"], .bool(false))
         func soc(_ milli: Int64) -> String {
@@ -52,6 +53,72 @@ final class LocalBeaconExportTests: XCTestCase {
         }
         XCTAssertEqual([soc(-1_960), soc(-450), soc(0), soc(49), soc(50), soc(85_000)], ["-2.0", "-0.5", "0.0", "0.0", "0.1", "85.0"],
                        "rounded to a tenth, half away from zero, the sign kept below one degree")
+    }
+
+    /// Issue 38: a file left by a dead pid (SIGKILL, a crash, a power cut), or one not rewritten
+    /// for 180 s, says nothing true any more: every value null, as without a file, and Health
+    /// says why in words of its own (never HA's reserved `unknown`).
+    func testAFileLeftByADeadOrHungDaemonGivesNullsLikeNoFile() throws {
+        let file = Array(Self.file.utf8)
+        func state(now: Int64, running: Bool) throws -> JSONValue {
+            let h = HealthCheck.evaluate(path: "/run/altbeacond/status.json", file: file, now: now) { _ in running }
+            let json = MonitorExport.localBeaconJSON(h, machine: LocalMachine(nowS: now, socTemperatureMilliC: 51_540))
+            return try XCTUnwrap(JSONValue.parse(Array(json.utf8)), json)
+        }
+        let alive = try state(now: 1_764_000_125, running: true)
+        XCTAssertEqual(alive["phase"]?.string, "advertising")
+        for (v, word) in [(try state(now: 1_764_000_125, running: false), "not-running"), (try state(now: 1_764_000_090 + 181, running: true), "stale")] {
+            XCTAssertEqual(v["health"]?.string, word)
+            XCTAssertEqual(v["on_air"], .bool(false))
+            XCTAssertNotNil(v["reason"]?.string)
+            guard case .object(let members) = v else { return XCTFail() }
+            for (key, value) in members where !["health", "on_air", "reason", "soc_temperature_c"].contains(key) {
+                XCTAssertEqual(value, .null, "\(word): \(key) is left from a daemon that is not looking after the beacon")
+            }
+            XCTAssertEqual(v["soc_temperature_c"], .number("51.5"), "the board's, not the daemon's")
+        }
+        let garbage = HealthCheck.evaluate(path: "s", file: Array("[1]".utf8), now: 0) { _ in true }
+        XCTAssertEqual(MonitorExport.localBeaconJSON(garbage, machine: LocalMachine()).prefix(22), "{\"health\":\"unreadable\"")
+        XCTAssertEqual(MonitorExport.healthOptions, ["on-air", "degraded", "off-air", "not-running", "stale", "unreadable"])
+        XCTAssertFalse(MonitorExport.healthOptions.contains("unknown"), "HA's own state")
+    }
+
+    /// Issue 38: every template reads value_json only once it is defined (an empty retained
+    /// message renders no error), and a null is what HA takes for unknown.
+    func testTemplatesAreGuardedAndNullIsUnknown() throws {
+        let all = MonitorExport.localBeaconDiscovery(node: "p", prefix: "homeassistant", announce: true)
+            + MonitorExport.localBeaconControlDiscovery(node: "p", prefix: "homeassistant", announce: true)
+            + MonitorExport.observerDiscovery(node: "p", prefix: "homeassistant").dropLast()
+            + MonitorExport.discovery(Expectation(name: "b", frame: AltBeaconFrame(BeaconIdentity(uuid: studyGuideUUID, major: 1, minor: 2))),
+                                      node: "p", prefix: "homeassistant")
+        for (topic, payload) in all {
+            let v = try XCTUnwrap(JSONValue.parse(Array(payload.utf8)), topic)
+            for key in ["value_template", "json_attributes_template"] {
+                guard let t = v[key]?.string, t.contains("value_json") else { continue }
+                XCTAssertTrue(t.contains("value_json is defined") || t.contains("value_json is not defined"), "\(topic) \(key): \(t)")
+            }
+            if v["state_class"] != nil || v["unit_of_measurement"] != nil || topic.contains("/number/") {
+                XCTAssertFalse(v["value_template"]?.string?.contains("'unknown'") ?? false, "\(topic): a numeric state takes None")
+            }
+            if topic.contains("/uptime/") {
+                XCTAssertEqual(v["state_class"]?.string, "total_increasing", "ESPHome's uptime: \(topic)")
+                XCTAssertEqual(v["entity_category"]?.string, "diagnostic")
+            }
+            if v["json_attributes_topic"] != nil {
+                XCTAssertNotNil(v["json_attributes_template"], "\(topic): the whole JSON as attributes is a recorder row per refresh")
+            }
+        }
+    }
+
+    func testTheVersionIsTheDevicesSoftwareVersionAndTheOrigins() throws {
+        let d = MonitorExport.localBeaconDiscovery(node: "p", prefix: "homeassistant", announce: true, beaconVersion: "0.1.0", version: "0.2.0")
+        let v = try XCTUnwrap(JSONValue.parse(Array(d[0].payload.utf8)))
+        XCTAssertEqual(v["device"]?["sw_version"]?.string, "0.1.0")
+        XCTAssertEqual(v["origin"], .object([("name", .string("altbeacond")), ("sw_version", .string("0.2.0"))]))
+        let o = try XCTUnwrap(JSONValue.parse(Array(MonitorExport.observerDiscovery(node: "p", prefix: "homeassistant", version: "0.2.0")[0].payload.utf8)))
+        XCTAssertEqual(o["device"]?["sw_version"]?.string, "0.2.0")
+        let unknown = try XCTUnwrap(JSONValue.parse(Array(MonitorExport.localBeaconDiscovery(node: "p", prefix: "h", announce: true)[0].payload.utf8)))
+        XCTAssertNil(unknown["device"]?["sw_version"], "left out when not known")
     }
 
     func testOneDeviceTwelveEntitiesAllOnItsTopic() throws {

@@ -179,7 +179,8 @@ final class MonitorExportTests: XCTestCase {
             XCTAssertEqual(v["device"]?["via_device"]?.string, "altbeacond__hall_2epi")
             uniqueIDs.append(try XCTUnwrap(v["unique_id"]?.string))
             if topic.contains("/sensor/") {
-                XCTAssertEqual(v["state_class"]?.string, "measurement", topic)
+                XCTAssertEqual(v["state_class"]?.string, topic.contains("/uptime/") ? "total_increasing" : "measurement",
+                               "\(topic) (uptime as ESPHome's, issue 38)")
                 XCTAssertNotNil(v["unit_of_measurement"], topic)
             }
         }
@@ -187,17 +188,21 @@ final class MonitorExportTests: XCTestCase {
 
         let c = try XCTUnwrap(JSONValue.parse(Array(pairs[0].payload.utf8)))
         XCTAssertEqual(c["device_class"]?.string, "connectivity")
-        XCTAssertEqual(c["value_template"]?.string, "{{ 'ON' if value_json.heard else 'OFF' }}")
+        XCTAssertEqual(c["value_template"]?.string, "{{ 'ON' if value_json is defined and value_json.heard else 'OFF' }}")
         XCTAssertEqual(c["expire_after"]?.integer, 120, "four refreshes: silence is said by the payload, never by expiry")
         XCTAssertEqual(c["json_attributes_topic"]?.string, "altbeacond/hall.pi/beacons/lobby")
+        XCTAssertEqual(c["json_attributes_template"]?.string,
+                       "{{ ({'type': value_json.type, 'address': value_json.address, 'reboots': value_json.reboots} if value_json is defined else {}) | tojson }}",
+                       "what rarely changes, not last_seen and rssi: a recorder row per refresh (issue 38)")
         let rssi = try XCTUnwrap(JSONValue.parse(Array(pairs[1].payload.utf8)))
         XCTAssertEqual(rssi["device_class"]?.string, "signal_strength")
         XCTAssertEqual(rssi["unit_of_measurement"]?.string, "dBm")
-        XCTAssertEqual(rssi["value_template"]?.string, "{{ value_json.rssi }}")
+        XCTAssertEqual(rssi["value_template"]?.string, "{% set v = (value_json.rssi if value_json is defined else none) %}{{ 'None' if v is none else v }}")
         let temp = try XCTUnwrap(JSONValue.parse(Array(pairs[2].payload.utf8)))
         XCTAssertEqual(temp["device_class"]?.string, "temperature")
         XCTAssertEqual(temp["unit_of_measurement"]?.string, "°C")
-        XCTAssertEqual(temp["value_template"]?.string, "{{ value_json.tlm.temperature_c if value_json.tlm else None }}")
+        XCTAssertEqual(temp["value_template"]?.string,
+                       "{{ value_json.tlm.temperature_c if value_json is defined and value_json.tlm and value_json.tlm.temperature_c is not none else 'None' }}")
         let battery = try XCTUnwrap(JSONValue.parse(Array(pairs[3].payload.utf8)))
         XCTAssertEqual(battery["device_class"]?.string, "voltage")
         XCTAssertEqual(battery["unit_of_measurement"]?.string, "mV")

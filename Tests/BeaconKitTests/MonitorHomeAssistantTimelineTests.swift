@@ -5,7 +5,10 @@ import XCTest
 /// What the monitor publishes over a scripted timeline, on the virtual clock, dispatched as
 /// `MonitorMQTTOutput` does (changes at once, the refresh when scheduled, the will when the
 /// broker gives the monitor up): a beacon heard for a minute, then silent for 15 minutes while
-/// the monitor runs, then the monitor killed. Home Assistant's rules checked here in brief;
+/// the monitor runs, then the monitor killed. Meanwhile the local beacon daemon refuses the
+/// same change twice (`changeTimesS`, two events) and is SIGKILLed at `daemonKilledAtMs` (its
+/// status file left, its pid dead: every value unknown). A second node (`removal`) has had a
+/// beacon daemon that is gone when a later monitor starts: its entities are removed. Home Assistant's rules checked here in brief;
 /// with `ALTBEACOND_HA_TRACE=FILE` the messages are also written there, one JSON object a line
 /// (`t` in seconds, `topic`, `payload`, `retain`), for deploy/homeassistant/check-discovery.py,
 /// which replays them through Home Assistant's own schemas, templates and expiry.
@@ -17,15 +20,30 @@ final class MonitorHomeAssistantTimelineTests: XCTestCase {
     /// The broker gives a killed monitor up 1.5 × keepalive_s (60 s) later and publishes its will.
     static let willAtMs: Int64 = killedAtMs + 90_000
     static let endMs: Int64 = willAtMs + 300_000
+    /// The local beacon daemon refuses `set power 5` again at these times (monitor ms, and the
+    /// status file's `change.time`).
+    static let changeTimesS: [(ms: Int64, time: Int64)] = [(120_000, 1_764_000_200), (300_000, 1_764_000_300)]
+    /// The local beacon daemon killed: its status file stays, its pid is dead.
+    static let daemonKilledAtMs: Int64 = 400_000
+
+    /// The local beacon daemon's status file at `ms`, judged as the monitor does.
+    static func localHealth(atMs ms: Int64) -> HealthCheck.Result {
+        var file = LocalBeaconExportTests.file
+        if let c = changeTimesS.last(where: { $0.ms <= ms }) {
+            file = file.replacing("\"time\":1764000100", with: "\"time\":\(c.time)")
+        }
+        return HealthCheck.evaluate(path: "/run/altbeacond/status.json", file: Array(file.utf8), now: 1_764_000_125) { _ in
+            ms < daemonKilledAtMs
+        }
+    }
 
     static func timeline() -> [Message] {
         let lobby = Expectation(name: "lobby", frame: AltBeaconFrame(BeaconIdentity(uuid: studyGuideUUID, major: 1, minor: 2)))
         var tracker = BeaconTracker(expectations: [lobby], silentAfterMs: 30_000, startMs: 0)
         // `[mqtt] control` on: the local beacon's control entities are published too.
-        var publisher = MonitorPublisher(node: "hall.pi", discoveryPrefix: "homeassistant", expectations: [lobby], control: .fleet)
+        var publisher = MonitorPublisher(node: "hall.pi", discoveryPrefix: "homeassistant", expectations: [lobby], control: .fleet, version: "0.1.0")
         // The local beacon daemon's status file (issue 32: a device of its own): on air, with a
         // refused edit and a refused change from afar.
-        let health = HealthCheck.Result(verdict: .degraded, reason: "a refused edit", status: JSONValue.parse(Array(LocalBeaconExportTests.file.utf8)))
         publisher.machine = LocalMachine(nowS: 1_764_000_125, socTemperatureMilliC: 51_540)
         var out: [Message] = []
         var nextRefreshMs: Int64?
@@ -39,7 +57,7 @@ final class MonitorHomeAssistantTimelineTests: XCTestCase {
                 }
             }
         }
-        perform(publisher.connected(status(), health: health, nowMs: 0), 0)
+        perform(publisher.connected(status(), health: localHealth(atMs: 0), nowMs: 0), 0)
         var ms: Int64 = 0
         while ms < killedAtMs {
             ms += 100
@@ -49,10 +67,44 @@ final class MonitorHomeAssistantTimelineTests: XCTestCase {
                 events += tracker.record(monitorSighting(FrameTests.altbeaconHex, atMs: ms), wallSeconds: 1_764_000_000 + ms / 1000)
             }
             if let d = tracker.nextDeadlineMs, ms >= d { events += tracker.tick(nowMs: ms) }
-            if !events.isEmpty { perform(publisher.changed(status(), health: health), ms) }
-            if let r = nextRefreshMs, ms >= r { perform(publisher.refresh(status(), health: health, nowMs: ms), ms) }
+            // The status file's watcher: a change of the file is published at once.
+            let fileChanged = changeTimesS.contains { $0.ms == ms } || ms == daemonKilledAtMs
+            if !events.isEmpty || fileChanged { perform(publisher.changed(status(), health: localHealth(atMs: ms)), ms) }
+            if let r = nextRefreshMs, ms >= r { perform(publisher.refresh(status(), health: localHealth(atMs: ms), nowMs: ms), ms) }
         }
         out.append(Message(ms: willAtMs, topic: "altbeacond/hall.pi/status", payload: "offline", retain: true))
+        return out + removal()
+    }
+
+    /// Node "attic": a monitor whose beacon daemon runs announces the local beacon, and is
+    /// stopped (offline); the daemon is removed; a later monitor start finds no status file and
+    /// removes the device. HA removes each entity a moment after its empty discovery: nothing
+    /// it still has may receive an empty (or any unreadable) state (issue 38: 41 errors).
+    static let removalStartMs: Int64 = 60_000
+    static let removalEndMs: Int64 = 200_000
+
+    static func removal() -> [Message] {
+        var out: [Message] = []
+        func perform(_ actions: [MonitorPublisher.Action], _ ms: Int64) {
+            for case .publish(let p) in actions {
+                out.append(Message(ms: ms, topic: p.topic, payload: String(decoding: p.payload, as: UTF8.self), retain: p.retain))
+            }
+        }
+        let tracker = BeaconTracker(expectations: [], silentAfterMs: 30_000, startMs: 0)
+        let status = MonitorStatus(adapter: "hci0", tracker: tracker, scanning: false, scanProblem: "no [expect]")
+        var before = MonitorPublisher(node: "attic", discoveryPrefix: "homeassistant", expectations: [], control: .beacon, version: "0.1.0")
+        before.machine = LocalMachine(nowS: 1_764_000_125)
+        perform(before.connected(status, health: localHealth(atMs: 0), nowMs: 0), 0)
+        perform(before.stopping(), 30_000)
+        // The next start: no beacon daemon here any more.
+        var after = MonitorPublisher(node: "attic", discoveryPrefix: "homeassistant", expectations: [], control: .beacon, version: "0.1.0")
+        perform(after.connected(status, health: nil, nowMs: removalStartMs), removalStartMs)
+        var ms = removalStartMs
+        while ms < removalEndMs {
+            ms += MonitorPublisher.refreshMs
+            perform(after.refresh(status, health: nil, nowMs: ms), ms)
+        }
+        out.append(Message(ms: removalEndMs, topic: "altbeacond/attic/status", payload: "offline", retain: true))
         return out
     }
 
@@ -65,7 +117,7 @@ final class MonitorHomeAssistantTimelineTests: XCTestCase {
         var ms: Int64 = 1000
         var sawSilent = false
         while ms < Self.endMs {
-            let upTo = messages.filter { $0.ms <= ms }
+            let upTo = messages.filter { $0.ms <= ms && $0.topic.hasPrefix("altbeacond/hall.pi/") }
             let online = upTo.last { $0.topic == "altbeacond/hall.pi/status" }?.payload == "online"
             let last = try XCTUnwrap(upTo.last { $0.topic == beacon })
             let available = online && ms - last.ms < expire
@@ -81,6 +133,19 @@ final class MonitorHomeAssistantTimelineTests: XCTestCase {
             ms += 1000
         }
         XCTAssertTrue(sawSilent)
+        // The local beacon: its change events, and nulls once its daemon was killed.
+        let events = messages.filter { $0.topic == "altbeacond/hall.pi/beacon/change" }
+        XCTAssertEqual(events.map(\.ms), Self.changeTimesS.map(\.ms), "each refusal one event, identical or not")
+        XCTAssertTrue(events.allSatisfy { !$0.retain })
+        let dead = try XCTUnwrap(messages.last { $0.topic == "altbeacond/hall.pi/beacon" && $0.ms >= Self.daemonKilledAtMs })
+        XCTAssertTrue(dead.payload.hasPrefix("{\"health\":\"not-running\",\"on_air\":false,"), dead.payload)
+        XCTAssertTrue(dead.payload.contains("\"phase\":null,"), dead.payload)
+        XCTAssertTrue(dead.payload.contains("\"uuid\":null,"), dead.payload)
+        // Node attic: its local beacon's state is cleared only after its discovery, never in the same burst.
+        let attic = messages.filter { $0.topic.hasPrefix("homeassistant/") && $0.topic.contains("altbeacond_beacon__attic") }
+        let removed = try XCTUnwrap(attic.last { $0.payload.isEmpty }?.ms)
+        let cleared = try XCTUnwrap(messages.first { $0.topic == "altbeacond/attic/beacon" && $0.payload.isEmpty }?.ms)
+        XCTAssertGreaterThan(cleared, removed)
         if let path = getenv("ALTBEACOND_HA_TRACE").map({ String(cString: $0) }) {
             var text = ""
             for m in messages {

@@ -50,7 +50,12 @@ final class MonitorPublisherTests: XCTestCase {
         XCTAssertEqual(payload(a, observerTopics.last!), "", "the observer's old Beacon health entity is removed")
         for t in localTopics { XCTAssertEqual(payload(a, t), "", "no device: an empty retained config removes each entity") }
         XCTAssertEqual(payload(a, "altbeacond/pi/health"), "")
-        XCTAssertEqual(payload(a, "altbeacond/pi/beacon"), "")
+        XCTAssertNil(payload(a, "altbeacond/pi/beacon"),
+                     "not cleared in the burst that removes its entities: HA would render the empty state in each (issue 38)")
+        XCTAssertNil(payload(p.changed(status(tracker()), health: nil), "altbeacond/pi/beacon"))
+        XCTAssertEqual(payload(p.refresh(status(tracker()), health: nil, nowMs: 30_000), "altbeacond/pi/beacon"), "",
+                       "cleared at the next refresh, when HA has removed them")
+        XCTAssertNil(payload(p.refresh(status(tracker()), health: nil, nowMs: 60_000), "altbeacond/pi/beacon"), "once")
         p.machine = LocalMachine(nowS: 1_764_000_100, socTemperatureMilliC: 47_250)
         let later = p.changed(status(tracker()), health: onAir)
         XCTAssertTrue(payload(later, localTopics[0])?.contains("\"On air\"") ?? false, "announced once the file is there")
@@ -59,8 +64,9 @@ final class MonitorPublisherTests: XCTestCase {
         XCTAssertTrue(payload(later, "altbeacond/pi/beacon")?.contains("\"soc_temperature_c\":47.3") ?? false)
         // The daemon stopped (it removes its file): said, not left as it was.
         let gone = p.changed(status(tracker()), health: nil)
-        XCTAssertTrue(payload(gone, "altbeacond/pi/health")?.hasPrefix("{\"health\":\"unknown\"") ?? false)
-        XCTAssertTrue(payload(gone, "altbeacond/pi/beacon")?.hasPrefix("{\"health\":\"unknown\",\"on_air\":false") ?? false)
+        XCTAssertTrue(payload(gone, "altbeacond/pi/health")?.hasPrefix("{\"health\":\"unknown\"") ?? false, "as altbeacond health --json")
+        XCTAssertTrue(payload(gone, "altbeacond/pi/beacon")?.hasPrefix("{\"health\":\"not-running\",\"on_air\":false") ?? false,
+                      "never HA's reserved unknown")
         XCTAssertNil(payload(gone, localTopics[0]), "the device stays")
     }
 
@@ -75,9 +81,12 @@ final class MonitorPublisherTests: XCTestCase {
         XCTAssertTrue(payload(a, "altbeacond/pi/beacons/lobby")?.contains("\"heard\":true") ?? false)
         XCTAssertFalse(a.contains { if case .scheduleRefresh = $0 { true } else { false } }, "a change never delays the refresh")
         XCTAssertEqual(topics(p.changed(status(t), health: nil)), [])
-        let r = p.refresh(status(t), health: nil, nowMs: 30_000)
+        XCTAssertEqual(topics(p.refresh(status(t), health: nil, nowMs: 30_000)),
+                       ["altbeacond/pi/beacons/lobby", "altbeacond/pi/observer", "altbeacond/pi/beacon"],
+                       "no beacon daemon: its state cleared at the first refresh, after its entities went")
+        let r = p.refresh(status(t), health: nil, nowMs: 60_000)
         XCTAssertEqual(topics(r), ["altbeacond/pi/beacons/lobby", "altbeacond/pi/observer"],
-                       "unchanged, yet said again: HA's expire_after counts from the last message (no health file: its topic was cleared once)")
+                       "unchanged, yet said again: HA's expire_after counts from the last message (no health file: its topics were cleared once)")
         XCTAssertEqual(topics(p.refresh(status(t), health: onAir, nowMs: 60_000)).suffix(states.count), states)
         XCTAssertEqual(r.last, .scheduleRefresh(afterMs: 30_000))
     }
@@ -102,7 +111,8 @@ final class MonitorPublisherTests: XCTestCase {
         var p = publisher()
         _ = p.connected(status(tracker()), health: nil, nowMs: 0)
         XCTAssertEqual(topics(p.connected(status(tracker()), health: nil, nowMs: 1)).count,
-                       1 + legacyTopics.count + observerTopics.count + localTopics.count + discoveryTopics.count + states.count)
+                       1 + legacyTopics.count + observerTopics.count + localTopics.count + discoveryTopics.count + states.count - 1,
+                       "all but the local beacon's state, cleared at a refresh")
     }
 
     func testBirthMessageForcesDiscoveryAndTopics() throws {
@@ -138,6 +148,39 @@ final class MonitorPublisherTests: XCTestCase {
         var p = MonitorPublisher(node: "pi", discoveryPrefix: "homeassistant", expectations: [lobby.with(name: "a+b")])
         let t = BeaconTracker(expectations: [lobby.with(name: "a+b")], silentAfterMs: 30_000, startMs: 0)
         XCTAssertTrue(p.refresh(status(t), health: nil, nowMs: 0).contains(.cannotPublish(topic: "altbeacond/pi/beacons/a+b")))
+    }
+
+    /// Issue 38: a change from afar is one event, not retained, even when it repeats the last
+    /// one; never again at a new session; not for a change older than the monitor's first look.
+    func testEachChangeOneEventOnce() throws {
+        func health(_ time: Int64, version: String = "0.1.0") -> HealthCheck.Result {
+            HealthCheck.Result(verdict: .degraded, reason: "r", status: JSONValue.parse(Array(("{\"version\":\"\(version)\",\"state\":\"advertising\","
+                + "\"change\":{\"request\":\"set power 5\",\"origin\":\"o\",\"outcome\":\"refused\",\"message\":\"m\",\"time\":\(time)}}").utf8)))
+        }
+        let topic = "altbeacond/pi/beacon/change"
+        var p = MonitorPublisher(node: "pi", discoveryPrefix: "homeassistant", expectations: [lobby], control: .beacon, version: "0.2.0")
+        p.machine = LocalMachine(nowS: 1000)
+        let a = p.connected(status(tracker()), health: health(900), nowMs: 0)
+        XCTAssertNil(payload(a, topic), "made before the monitor looked: not news")
+        XCTAssertTrue(payload(a, localTopics[0])?.contains("\"sw_version\":\"0.1.0\"") ?? false, "the daemon's version")
+        XCTAssertTrue(payload(a, observerTopics[0])?.contains("\"sw_version\":\"0.2.0\"") ?? false, "the monitor's")
+        p.machine = LocalMachine(nowS: 1010)
+        let b = p.changed(status(tracker()), health: health(1005))
+        XCTAssertEqual(payload(b, topic), "{\"event_type\":\"refused\",\"request\":\"set power 5\",\"origin\":\"o\",\"message\":\"m\",\"time\":1005}")
+        for case .publish(let m) in b where m.topic == topic { XCTAssertFalse(m.retain, "HA ignores a retained event anyway") }
+        XCTAssertNil(payload(p.refresh(status(tracker()), health: health(1005), nowMs: 30_000), topic), "once")
+        XCTAssertNil(payload(p.connected(status(tracker()), health: health(1005), nowMs: 40_000), topic), "not again at a new session")
+        XCTAssertNotNil(payload(p.changed(status(tracker()), health: health(1020)), topic), "the same refusal again: a new event")
+        let off = MonitorPublisher(node: "pi", discoveryPrefix: "homeassistant", expectations: [lobby])
+        var o = off
+        o.machine = LocalMachine(nowS: 1000)
+        _ = o.connected(status(tracker()), health: health(900), nowMs: 0)
+        XCTAssertNil(payload(o.changed(status(tracker()), health: health(1005)), topic), "control off: no event entity")
+        // An update: the device's sw_version follows, at once.
+        let u = p.changed(status(tracker()), health: health(1020, version: "0.3.0"))
+        XCTAssertTrue(payload(u, localTopics[0])?.contains("\"sw_version\":\"0.3.0\"") ?? false)
+        XCTAssertTrue(topics(p.changed(status(tracker()), health: nil)).allSatisfy { !$0.hasPrefix("homeassistant/") },
+                      "the daemon gone: its device keeps its version, no discovery again")
     }
 }
 

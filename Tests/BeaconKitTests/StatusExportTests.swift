@@ -194,6 +194,16 @@ final class StatusExportRemoteTests: XCTestCase {
         XCTAssertEqual(v["health"], .string("on-air"))
     }
 
+    /// Issue 38: the configured interval beside the one the controller took.
+    func testTheConfiguredIntervalBesideTheOneOnAir() throws {
+        var s = status()
+        s.intervalMs = 100
+        s.configuredIntervalMs = 90
+        let v = try XCTUnwrap(JSONValue.parse(Array(StatusExport(status: s, version: "v", pid: 1, startTime: 0, updated: 0).json.utf8)))
+        XCTAssertEqual(v["interval_ms"]?.integer, 100)
+        XCTAssertEqual(v["configured_interval_ms"]?.integer, 90)
+    }
+
     func testAdvertisingOffIsOffAirOnPurpose() throws {
         var s = status()
         s.phase = .starting   // the paused session never started

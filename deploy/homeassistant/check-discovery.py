@@ -6,40 +6,56 @@
 TRACE: one JSON object a line, {"t": seconds, "topic", "payload", "retain"}, as the unit test
 MonitorHomeAssistantTimelineTests writes it (ALTBEACOND_HA_TRACE): the real MonitorPublisher over
 a scripted timeline (a beacon heard, then silent for 15 minutes, then the monitor killed and its
-will published by the broker).
+will published by the broker; the local beacon daemon refusing the same change twice, then
+SIGKILLed with its status file left; and a second node, attic, whose beacon daemon is gone when a
+later monitor starts).
 
 1. Every discovery payload is validated by the component's DISCOVERY_SCHEMA (binary_sensor,
-   sensor; text, number, switch, button for the local beacon's control entities, issue 32) and
-   the origin by MQTT_ORIGIN_INFO_SCHEMA; topics match HA's TOPIC_MATCHER; unique_ids
-   are unique; every device.via_device names a device that is announced.
-2. The entity states are replayed second by second with HA's rules (binary_sensor.py, sensor.py,
-   mixins.py of 2024.1): each state message rendered by HA's own Template engine and resets
-   expire_after; availability is the availability topic's latest payload (unavailable until
-   the first); expiry or unavailability shows as `unavailable`.
+   sensor; text, number, switch, button and event for the local beacon's control entities,
+   issues 32 and 38) and the origin by MQTT_ORIGIN_INFO_SCHEMA; topics match HA's TOPIC_MATCHER;
+   unique_ids are unique; every device.via_device names a device that is announced.
+2. The entities live as in HA: created by their discovery (the state topic's retained message
+   delivered then), removed a moment (REMOVAL_DELAY) after an empty discovery, so that what the
+   monitor publishes in the same burst still reaches them. Each state message is rendered by HA's
+   own Template engine and handled with the rules of HA 2024.1's components/mqtt (binary_sensor,
+   sensor, number, switch, text, event .py; mixins.py for attributes and expiry). Anything HA would
+   log at WARNING or above (a template variable error, "Erroneous JSON", a payload no state
+   matches, a value outside min..max, an enum state not among the options, a text not matching
+   its pattern) is a failure, and so is a sensor state that is the literal text "None" or empty.
    Asserted: the beacon's "On air" is `on`, then `off` without a gap for as long as the monitor
    is up (10+ minutes of silence), never `unavailable` until the will, `unavailable` after it;
    the observer's "Monitor" is `on`, then `off` after the will; every other entity is
    available until the will and `unavailable` after it; the local beacon's entities show what
-   its status file says. Each control entity's command_topic is one the monitor subscribes to
-   (altbeacond/<node>/beacon/set/+), and a number's command_template, rendered by HA for a
-   fractional value, gives the whole number the beacon daemon takes.
+   its status file says while the daemon runs, and `unknown` (but Health, On air and the SoC
+   temperature) once it was killed; each refusal is one "Change" event, identical or not; the
+   attic's local beacon entities are all removed and none rendered an error. Each control
+   entity's command_topic is one the monitor subscribes to (altbeacond/<node>/beacon/set/+), a
+   number's command_template, rendered by HA for a fractional value, gives the whole number the
+   beacon daemon takes, and the UUID's pattern takes what the config takes.
 Exit 0 when all holds, 1 otherwise (each failure said).
 """
 import asyncio
 import json
+import logging
+import math
+import re
 import sys
 import tempfile
 
 import homeassistant.components.persistent_notification  # noqa: F401  (breaks an import cycle)
-from homeassistant.components.mqtt import binary_sensor, button, number, sensor, switch, text
+from homeassistant.components.mqtt import binary_sensor, button, event, number, sensor, switch, text
 from homeassistant.components.mqtt.discovery import MQTT_ORIGIN_INFO_SCHEMA, TOPIC_MATCHER
+from homeassistant.components.sensor import _numeric_state_expected
 from homeassistant.core import HomeAssistant
+from homeassistant.helpers.entity import FLOAT_PRECISION
 from homeassistant.helpers.template import Template
 
 SCHEMAS = {"binary_sensor": binary_sensor.DISCOVERY_SCHEMA, "sensor": sensor.DISCOVERY_SCHEMA,
            "text": text.DISCOVERY_SCHEMA, "number": number.DISCOVERY_SCHEMA, "switch": switch.DISCOVERY_SCHEMA,
-           "button": button.DISCOVERY_SCHEMA}
+           "button": button.DISCOVERY_SCHEMA, "event": event.DISCOVERY_SCHEMA}
 PAYLOAD_NONE = "None"
+# HA removes an entity in a task after its empty discovery: what comes in the same burst reaches it.
+REMOVAL_DELAY = 0.5
 failures = []
 
 
@@ -48,9 +64,47 @@ def fail(text):
     print("FAIL: " + text)
 
 
+class Captured(logging.Handler):
+    """What HA's own code logs at WARNING or above while a message is handled."""
+
+    def __init__(self):
+        super().__init__(logging.WARNING)
+        self.records = []
+
+    def emit(self, record):
+        self.records.append(record.getMessage())
+
+
+LOG = Captured()
+logging.getLogger().addHandler(LOG)
+
+
 def load(path):
     with open(path, encoding="utf-8") as f:
         return [json.loads(line) for line in f if line.strip()]
+
+
+def parse_config(m, prefix="homeassistant"):
+    """(component, config, raw) of a discovery message; None for an empty payload; False if refused."""
+    topic = m["topic"][len(prefix) + 1:]
+    match = TOPIC_MATCHER.fullmatch(topic)
+    if not match:
+        fail(f"{m['topic']}: not a discovery topic HA reads")
+        return False
+    if m["payload"] == "":
+        return None
+    component = match.group("component")
+    raw = json.loads(m["payload"])
+    if component not in SCHEMAS:
+        fail(f"{m['topic']}: component {component} not checked")
+        return False
+    try:
+        MQTT_ORIGIN_INFO_SCHEMA(raw.get("origin"))
+        config = SCHEMAS[component](dict(raw, platform="mqtt"))
+    except Exception as e:  # voluptuous.Invalid and friends: the schema said no
+        fail(f"{m['topic']}: refused by HA's schema: {e}")
+        return False
+    return component, config, raw
 
 
 def discovery(messages, prefix="homeassistant"):
@@ -59,26 +113,11 @@ def discovery(messages, prefix="homeassistant"):
     for m in messages:
         if not m["topic"].startswith(prefix + "/"):
             continue
-        topic = m["topic"][len(prefix) + 1:]
-        match = TOPIC_MATCHER.fullmatch(topic)
-        if not match:
-            fail(f"{m['topic']}: not a discovery topic HA reads")
-            continue
-        if m["payload"] == "":
+        c = parse_config(m, prefix)
+        if c is None:
             configs.pop(m["topic"], None)
-            continue
-        component = match.group("component")
-        raw = json.loads(m["payload"])
-        if component not in SCHEMAS:
-            fail(f"{m['topic']}: component {component} not checked")
-            continue
-        try:
-            MQTT_ORIGIN_INFO_SCHEMA(raw.get("origin"))
-            config = SCHEMAS[component](dict(raw, platform="mqtt"))
-        except Exception as e:  # voluptuous.Invalid and friends: the schema said no
-            fail(f"{m['topic']}: refused by HA's schema: {e}")
-            continue
-        configs[m["topic"]] = (component, config, raw)
+        elif c:
+            configs[m["topic"]] = c
     unique = [c[2]["unique_id"] for c in configs.values()]
     if len(set(unique)) != len(unique):
         fail(f"unique_id repeated: {sorted(unique)}")
@@ -93,30 +132,114 @@ def discovery(messages, prefix="homeassistant"):
     return configs
 
 
+def stringify(value):
+    """helpers/entity.py _stringify_state: None is unknown, a float with FLOAT_PRECISION digits."""
+    if value is None:
+        return None
+    if isinstance(value, float):
+        return f"{value:.{FLOAT_PRECISION}}"
+    return str(value)
+
+
 class Entity:
-    """One MQTT entity's state, by binary_sensor.py / sensor.py of HA 2024.1."""
+    """One MQTT entity's state, by components/mqtt/*.py of HA 2024.1."""
 
     def __init__(self, hass, component, config, raw):
-        self.component, self.config, self.name = component, config, raw["unique_id"]
+        self.component, self.config, self.raw, self.name = component, config, raw, raw["unique_id"]
+        self.hass = hass
         self.template = Template(raw["value_template"], hass) if "value_template" in raw else None
+        self.attributes = Template(raw["json_attributes_template"], hass) if "json_attributes_template" in raw else None
         self.expire_after = config.get("expire_after")
         self.availability = raw.get("availability_topic")
         self.available = self.availability is None
         self.last_message = None
         self.value = None   # None: unknown
+        self.events = []    # (t, event_type) of an event entity
+        self.pattern = re.compile(raw["pattern"]) if "pattern" in raw else None
+        self.numeric = component == "sensor" and _numeric_state_expected(
+            config.get("device_class"), config.get("state_class"), config.get("unit_of_measurement"), None)
 
-    def message(self, t, topic, payload):
+    def render(self, payload, default):
+        """MqttValueTemplate.async_render_with_possible_json_value: `default` for sensor and event."""
+        if not self.template:
+            return payload
+        if default:
+            return self.template.async_render_with_possible_json_value(payload, PAYLOAD_DEFAULT)
+        return self.template.async_render_with_possible_json_value(payload)
+
+    def message(self, t, topic, payload, retain):
+        before = len(LOG.records)
         if topic == self.availability:
             if payload == self.config.get("payload_available", "online"):
                 self.available = True
             elif payload == self.config.get("payload_not_available", "offline"):
                 self.available = False
-        if topic != self.config.get("state_topic"):
+        if topic == self.config.get("state_topic"):
+            self.state_message(t, payload, retain)
+            if self.attributes is not None:
+                # mixins.py MqttAttributes: the template's result must load as a JSON object
+                rendered = self.attributes.async_render_with_possible_json_value(payload, "")
+                try:
+                    if not isinstance(json.loads(rendered), dict):
+                        fail(f"{self.name}: json_attributes_template gives no object for {payload[:60]!r}")
+                except ValueError:
+                    fail(f"{self.name}: Erroneous JSON: {rendered!r} (payload {payload[:60]!r})")
+        for record in LOG.records[before:]:
+            fail(f"{self.name} at {t:g} s, payload {payload[:60]!r}: HA logs: {record}")
+
+    def state_message(self, t, payload, retain):
+        c = self.component
+        if c != "event":
+            self.last_message = t
+        if c == "event":
+            # event.py: a retained replay is no event; empty/None/{} ignored; JSON with event_type
+            if retain:
+                return
+            rendered = self.render(payload, True)
+            if rendered is PAYLOAD_DEFAULT or not rendered or rendered in (PAYLOAD_NONE, "{}"):
+                return
+            try:
+                attrs = json.loads(rendered)
+                kind = attrs.pop("event_type")
+            except (ValueError, KeyError):
+                fail(f"{self.name}: {rendered!r} is no event")
+                return
+            if kind not in self.config["event_types"]:
+                fail(f"{self.name}: event type {kind!r} not among {self.config['event_types']}")
+                return
+            self.events.append((t, kind))
+            self.value = f"event at {t:g} s"
             return
-        self.last_message = t
-        rendered = self.template.async_render_with_possible_json_value(payload, "") if self.template else payload
-        rendered = str(rendered)
-        if self.component == "switch":
+        if c == "sensor":
+            rendered = self.render(payload, True)
+            if rendered is PAYLOAD_DEFAULT:
+                return
+            rendered = str(rendered)
+            if self.numeric:
+                # sensor.py: "" ignored, "None" unknown; SensorEntity.state then wants a number
+                if rendered == "":
+                    return
+                if rendered == PAYLOAD_NONE:
+                    self.value = None
+                    return
+                try:
+                    float(rendered)
+                except ValueError:
+                    fail(f"{self.name}: {rendered!r} is not a number")
+                    return
+                self.value = rendered
+                return
+            # device_class None or enum: the string is the state, verbatim ("None" shows as None)
+            options = self.config.get("options")
+            if options and rendered not in options:
+                fail(f"{self.name}: {rendered!r} is not one of {options}")
+                return
+            if rendered in (PAYLOAD_NONE, ""):
+                fail(f"{self.name}: the state would be the text {rendered!r} (payload {payload[:60]!r})")
+            self.value = None if rendered == "unknown" else rendered
+            return
+        rendered = str(self.render(payload, False))
+        if c == "switch":
             # switch.py: state_on / state_off (default payload_on / payload_off), "None" unknown
             if rendered == self.config.get("state_on", self.config["payload_on"]):
                 self.value = "on"
@@ -126,28 +249,30 @@ class Entity:
                 self.value = None
             else:
                 fail(f"{self.name}: payload {rendered!r} is neither state_on nor state_off")
-        elif self.component == "number":
-            # number.py: payload_reset ("None") unknown; else a number within min..max
+        elif c == "number":
+            # number.py: "" ignored; payload_reset ("None") unknown; isnumeric() an int, else a float
             if not rendered.strip():
                 return
             if rendered == self.config["payload_reset"]:
                 self.value = None
                 return
             try:
-                value = float(rendered)
+                value = int(rendered) if rendered.isnumeric() else float(rendered)
             except ValueError:
                 fail(f"{self.name}: {rendered!r} is not a number")
                 return
             if not self.config["min"] <= value <= self.config["max"]:
                 fail(f"{self.name}: {value} outside {self.config['min']}..{self.config['max']}")
                 return
-            self.value = f"{value:g}"
-        elif self.component == "text":
-            # text.py: the rendered string; HA refuses a state longer than max
-            if len(rendered) > self.config["max"]:
-                fail(f"{self.name}: {rendered!r} is longer than {self.config['max']}")
-            self.value = rendered
-        elif self.component == "binary_sensor":
+            self.value = stringify(value)
+        elif c == "text":
+            # text.py: the rendered string; TextEntity.state refuses one outside min..max or the pattern
+            if not self.config["min"] <= len(rendered) <= self.config["max"]:
+                fail(f"{self.name}: {rendered!r} is not {self.config['min']}..{self.config['max']} long")
+            if self.pattern and not self.pattern.match(rendered):
+                fail(f"{self.name}: {rendered!r} does not match the pattern {self.pattern.pattern}")
+            self.value = None if rendered == "unknown" else rendered
+        elif c == "binary_sensor":
             if not rendered.strip():
                 return
             if rendered == self.config["payload_on"]:
@@ -158,25 +283,6 @@ class Entity:
                 self.value = None
             else:
                 fail(f"{self.name}: payload {rendered!r} is neither on nor off")
-        else:
-            numeric = "state_class" in self.config or "unit_of_measurement" in self.config
-            if numeric and rendered == PAYLOAD_NONE:
-                self.value = None
-            elif numeric:
-                try:
-                    float(rendered)
-                except ValueError:
-                    fail(f"{self.name}: {rendered!r} is not a number")
-                self.value = rendered
-            else:
-                options = self.config.get("options")
-                if options and rendered not in options:
-                    fail(f"{self.name}: {rendered!r} is not one of {options}")
-                self.value = rendered
-        if "json_attributes_template" in self.config:
-            attrs = Template(self.config["json_attributes_template"].template, self.template.hass)
-            if not isinstance(json.loads(attrs.async_render_with_possible_json_value(payload, "")), dict):
-                fail(f"{self.name}: json_attributes_template gives no object")
 
     def state(self, t):
         # expire_after: async_call_later(expire_after) from the last message; expired until the first
@@ -187,30 +293,82 @@ class Entity:
         return self.value if self.value is not None else "unknown"
 
 
-def replay(messages, configs, hass):
-    entities = [Entity(hass, *c) for c in configs.values()]
-    will = max(m["t"] for m in messages if m["topic"].endswith("/status") and m["payload"] == "offline")
-    end = max(m["t"] for m in messages) + 300
-    history = {e.name: [] for e in entities}
+class PayloadDefault:
+    pass
+
+
+PAYLOAD_DEFAULT = PayloadDefault()
+
+
+def replay(messages, hass, prefix="homeassistant"):
+    """Messages in order, entities created and removed as HA does; every state each second."""
+    retained = {}
+    entities = {}           # discovery topic -> Entity
+    removing = {}           # discovery topic -> the time it is gone
+    history = {}            # unique_id -> [(t, state)]
+    removed = set()         # unique_ids removed
     pending = sorted(messages, key=lambda m: m["t"])
+    end = max(m["t"] for m in messages) + 300
     i, t = 0, 0.0
     while t <= end:
         while i < len(pending) and pending[i]["t"] <= t:
-            for e in entities:
-                e.message(pending[i]["t"], pending[i]["topic"], pending[i]["payload"])
+            m = pending[i]
             i += 1
-        for e in entities:
+            for topic in [k for k, gone in removing.items() if gone <= m["t"]]:
+                removed.add(entities.pop(topic).name)
+                del removing[topic]
+            if m["topic"].startswith(prefix + "/"):
+                c = parse_config(m, prefix)
+                if c is None and m["topic"] in entities:
+                    removing.setdefault(m["topic"], m["t"] + REMOVAL_DELAY)
+                elif c:
+                    removing.pop(m["topic"], None)
+                    if m["topic"] not in entities:
+                        e = Entity(hass, *c)
+                        entities[m["topic"]] = e
+                        history.setdefault(e.name, [])
+                        # subscribing: the broker replays the retained messages of its topics
+                        for topic in (e.availability, e.config.get("state_topic")):
+                            if topic in retained:
+                                e.message(m["t"], topic, retained[topic], True)
+                continue
+            if m["retain"]:
+                if m["payload"] == "":
+                    retained.pop(m["topic"], None)
+                else:
+                    retained[m["topic"]] = m["payload"]
+            for e in entities.values():
+                e.message(m["t"], m["topic"], m["payload"], False)
+        for topic in [k for k, gone in removing.items() if gone <= t]:
+            removed.add(entities.pop(topic).name)
+            del removing[topic]
+        for e in entities.values():
             history[e.name].append((t, e.state(t)))
         t += 1.0
-    return history, will
+    return history, entities, removed
 
 
-def check(history, will):
-    on_air = [n for n in history if n.endswith("__connectivity")]
-    monitor = [n for n in history if n.endswith("__monitor")]
+def node_of(e):
+    topic = e.availability or e.config.get("state_topic")
+    return topic.split("/")[1]
+
+
+def wills(messages):
+    out = {}
+    for m in messages:
+        parts = m["topic"].split("/")
+        if len(parts) == 3 and parts[0] == "altbeacond" and parts[2] == "status" and m["payload"] == "offline":
+            out[parts[1]] = max(out.get(parts[1], 0), m["t"])
+    return out
+
+
+def check(history, entities, will):
+    on_air = [e.name for e in entities if e.name.endswith("__connectivity")]
+    monitor = [e.name for e in entities if e.name.endswith("__monitor")]
     if not on_air or not monitor:
         fail("no On air or Monitor entity")
-    for name, states in history.items():
+    for name in [e.name for e in entities]:
+        states = history[name]
         up = [s for t, s in states if 1 <= t < will]
         after = [s for t, s in states if t >= will + 1]
         if name in monitor:
@@ -233,32 +391,60 @@ def check(history, will):
                       f"unavailable after it")
 
 
-# What the local beacon's device (issue 32) shows while the monitor is up, from the unit test's
-# status file: on air with a refused edit.
+# What the local beacon's device (issue 32) shows while its daemon runs, from the unit test's
+# status file: on air with a refused edit. HA 2024.1's MQTT number takes a payload as an int only
+# when str.isnumeric() (no sign): -59 becomes the float -59.0 whatever we send (number.py).
+REFUSAL = "refused: set power 5: config.toml:3:9: beacon.power must be -127…0"
 LOCAL_BEACON = {"on_air": "on", "health": "degraded", "phase": "advertising", "fault": "none", "rearms": "3",
                 "frames": "altbeacon, ibeacon", "adapter": "hci0", "interval": "100", "config_refused": "on",
                 "soc_temperature": "51.5", "uptime": "125", "version": "0.1.0",
-                # [mqtt] control on: the configured values, and the last change from afar
-                "uuid": "2f234454-cf6d-4a0f-adf2-f4911ba9ffa6", "major": "1", "minor": "2", "power": "-59",
-                "interval_ms": "100", "advertising": "on", "altbeacon": "on", "ibeacon": "on", "overflow": "off",
+                # [mqtt] control on: the configured values (the interval as configured, not on air)
+                "uuid": "2f234454-cf6d-4a0f-adf2-f4911ba9ffa6", "major": "1", "minor": "2", "power": "-59.0",
+                "interval_ms": "90", "advertising": "on", "altbeacon": "on", "ibeacon": "on", "overflow": "off",
                 "eddystone": "off", "eddystone_tlm": "on", "identify": "unknown", "restart": "unknown",
-                "last_change": "refused: set power 5: config.toml:3:9: beacon.power must be -127…0"}
+                "last_change": REFUSAL, "change": "unknown"}
+# Once the daemon was SIGKILLed (its status file left, its pid dead): nothing it said holds.
+DEAD = {k: "unknown" for k in LOCAL_BEACON}
+DEAD.update({"on_air": "off", "health": "not-running", "soc_temperature": "51.5", "change": None})
+# The unit test's timeline: the same refusal at 120 s and 300 s, the daemon killed at 400 s.
+CHANGES = [(120, "refused"), (300, "refused")]
+KILLED = 400
 
 
-def check_local_beacon(history, will):
-    local = {n: s for n, s in history.items() if n.startswith("altbeacond_beacon__")}
-    for obj, want in LOCAL_BEACON.items():
+def check_local_beacon(history, entities, will):
+    local = {e.name: e for e in entities if e.name.startswith("altbeacond_beacon__")}
+    ok = len(failures)
+    for obj in LOCAL_BEACON:
         names = [n for n in local if n.endswith("__" + obj)]
         if len(names) != 1:
             fail(f"the local beacon's {obj} entity: {len(names)} found")
             continue
-        up = {s for t, s in local[names[0]] if 1 <= t < will}
-        if up != {want}:
-            fail(f"{names[0]}: {sorted(up)} while the monitor was up, want {want!r}")
+        states = history[names[0]]
+        for (start, stop, want) in [(1, CHANGES[0][0], LOCAL_BEACON[obj]), (KILLED + 1, will, DEAD[obj])]:
+            seen = {s for t, s in states if start <= t < stop}
+            if want is not None and seen != {want}:
+                fail(f"{names[0]}: {sorted(seen)} from {start} s to {stop:.0f} s, want {want!r}")
     if len(local) != len(LOCAL_BEACON):
         fail(f"the local beacon's device has {len(local)} entities, want {len(LOCAL_BEACON)}")
-    elif not failures:
-        print(f"the local beacon's device: {len(local)} entities, each as its status file says while the monitor is up")
+    change = [e for n, e in local.items() if n.endswith("__change")]
+    if change and [(round(t), k) for t, k in change[0].events] != CHANGES:
+        fail(f"the Change events: {change[0].events}, want {CHANGES} (each refusal one event, identical or not)")
+    if len(failures) == ok:
+        print(f"the local beacon's device: {len(local)} entities, each as its status file says while the daemon runs, "
+              f"unknown once it was killed (but health, on air, the SoC); {len(CHANGES)} identical refusals, {len(CHANGES)} events")
+
+
+def check_removal(history, removed, node="attic"):
+    """A later monitor start without the beacon daemon: every local beacon entity removed, no error."""
+    local = [n for n in history if n.startswith(f"altbeacond_beacon__{node}__")]
+    if not local:
+        fail(f"node {node}: no local beacon entity was ever announced")
+        return
+    left = [n for n in local if n not in removed]
+    if left:
+        fail(f"node {node}: {left} not removed")
+    elif not [f for f in failures if node in f]:
+        print(f"node {node}: its {len(local)} local beacon entities removed at the next monitor start, no error in HA's log")
 
 
 def check_commands(configs, hass):
@@ -280,17 +466,42 @@ def check_commands(configs, hass):
             sent = str(template.async_render({"value": float(config["min"]) + 0.0}))
             if sent != str(int(config["min"])):
                 fail(f"{topic}: command_template sends {sent!r} for {config['min']}")
+        if component == "text" and raw["command_topic"].endswith("/uuid"):
+            # text/__init__.py: HA refuses a value the pattern does not match before sending
+            pattern = re.compile(raw.get("pattern", ""))
+            for value, ok in [("2f234454-cf6d-4a0f-adf2-f4911ba9ffa6", True), ("2F234454CF6D4A0FADF2F4911BA9FFA6", True),
+                              ("2f234454-cf6d-4a0f-adf2-f4911ba9ffa", False), ("2f234454cf6d-4a0f-adf2-f4911ba9ffa6", False),
+                              ("2f234454-cf6d-4a0f-adf2-f4911ba9ffa6 ", False), ("", False),
+                              ("g2234454cf6d4a0fadf2f4911ba9ffa6", False)]:
+                if bool(pattern.match(value)) != ok:
+                    fail(f"{topic}: pattern {pattern.pattern!r} {'refuses' if ok else 'takes'} {value!r}")
     print(f"control: {commands} entities send to the monitor's set topics")
     return commands
+
+
+def check_metadata(configs):
+    for topic, (_, _, raw) in configs.items():
+        if not raw.get("origin", {}).get("sw_version"):
+            fail(f"{topic}: origin without sw_version")
+        device = raw.get("device", {})
+        ident = device.get("identifiers", [""])[0]
+        if (ident.startswith("altbeacond_beacon__") or "via_device" not in device and ident.startswith("altbeacond__")) \
+                and not device.get("sw_version"):
+            fail(f"{topic}: the device {ident} without sw_version")
 
 
 async def main(path):
     messages = load(path)
     configs = discovery(messages)
     hass = HomeAssistant(tempfile.mkdtemp())
-    history, will = replay(messages, configs, hass)
-    check(history, will)
-    check_local_beacon(history, will)
+    history, entities, removed = replay(messages, hass)
+    node_wills = wills(messages)
+    main_node = [e for e in entities.values() if node_of(e) != "attic"]
+    will = node_wills[node_of(main_node[0])] if main_node else 0
+    check(history, main_node, will)
+    check_local_beacon(history, main_node, will)
+    check_removal(history, removed)
+    check_metadata(configs)
     if check_commands(configs, hass) == 0:
         fail("no control entity: the trace was made with control off")
     print(f"{len(failures)} failures" if failures else "Home Assistant sees the truth")

@@ -1,7 +1,8 @@
 // Issue 32: the local beacon's control entities in Home Assistant (`[mqtt] control` on): each
 // sends to a `set` topic (`LocalBeaconControl`) and reads its state from the beacon topic, where
 // the daemon's status file says what the config now holds. What the daemon refused shows in
-// "Last change", and the entity keeps the configured value.
+// "Last change" and, one event per change even when two are alike (issue 38), in the "Change"
+// event entity; the entity keeps the configured value.
 
 extension MonitorExport {
     /// The frame switches: object and setting, and the status file's frame names that make it ON.
@@ -21,6 +22,11 @@ extension MonitorExport {
         return frameSwitches.map { f in ("frame_" + f.setting.rawValue, f.frames.contains(where: names.contains) ? "true" : "false") }
     }
 
+    /// What `beacon.uuid` takes (ConfigSchema's parseUUID): 32 hex digits, plain or 8-4-4-4-12;
+    /// and `unknown`, the text entity's state while the daemon is not running (HA checks its
+    /// state against the pattern too). A text entity shows `unknown` disabled.
+    public static let uuidPattern = "^(unknown|[0-9A-Fa-f]{32}|[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12})$"
+
     /// The status file's `change` in words: "applied: set power -40", "refused: set power 5:
     /// config.toml:3:9: …"; null when there was none.
     static func lastChange(_ s: JSONValue?) -> String {
@@ -31,34 +37,38 @@ extension MonitorExport {
 
     /// The control entities, on the local beacon's device. `announce` false (control off, or no
     /// beacon daemon here): every pair has an empty payload, which removes the entity.
-    public static func localBeaconControlDiscovery(node: String, prefix: String, announce: Bool) -> [(topic: String, payload: String)] {
+    public static func localBeaconControlDiscovery(node: String, prefix: String, announce: Bool, beaconVersion: String? = nil,
+                                                   version: String = "") -> [(topic: String, payload: String)] {
         let id = localBeaconID(node: node)
         let state = jsonString(localBeaconTopic(node: node))
-        let device = "{\"identifiers\":[\(jsonString(id))],\"name\":\(jsonString("\(node) beacon")),"
-            + "\"model\":\"altbeacond (beacon)\",\"manufacturer\":\"altbeacond\"}"
+        let device = localBeaconDevice(node: node, version: beaconVersion)
         func command(_ name: String) -> (String, String) { ("command_topic", jsonString(LocalBeaconControl.commandTopic(node: node, name))) }
         func v(_ t: String) -> (String, String) { ("value_template", jsonString(t)) }
         let config = ("entity_category", "\"config\"")
-        func number(_ s: RemoteSetting, _ name: String, _ range: ClosedRange<Int>, unit: String?) -> Entity {
-            var m = [command(s.rawValue), ("command_template", jsonString("{{ value | int }}")), v("{{ value_json.\(s.rawValue) }}"),
+        // `key`: the state's member; the interval's is the configured one (`interval_ms` is on air).
+        func number(_ s: RemoteSetting, _ name: String, _ range: ClosedRange<Int>, unit: String?, key: String? = nil) -> Entity {
+            var m = [command(s.rawValue), ("command_template", jsonString("{{ value | int }}")), v(numericTemplate(key ?? s.rawValue)),
                      ("min", "\(range.lowerBound)"), ("max", "\(range.upperBound)"), ("step", "1"), ("mode", "\"box\""), config]
             if let unit { m.append(("unit_of_measurement", jsonString(unit))) }
             return Entity(component: "number", object: s.rawValue, name: name, members: m)
         }
         func toggle(_ s: RemoteSetting, _ name: String, key: String) -> Entity {
             Entity(component: "switch", object: s.rawValue, name: name, members: [
-                command(s.rawValue), v("{{ 'None' if value_json.\(key) is none else ('ON' if value_json.\(key) else 'OFF') }}"),
+                command(s.rawValue), v(onOffTemplate(key)),
                 ("payload_on", "\"ON\""), ("payload_off", "\"OFF\""), ("state_on", "\"ON\""), ("state_off", "\"OFF\""), config,
             ])
         }
         var entities: [Entity] = [
+            // HA refuses what the config would (`uuidPattern`) before sending; its state is the
+            // pattern's too, so unknown shows as `unknown`.
             Entity(component: "text", object: "uuid", name: "UUID", members: [
-                command("uuid"), v("{{ value_json.uuid or '' }}"), ("min", "0"), ("max", "64"), config,
+                command("uuid"), v("{% set v = \(jinjaValue("uuid")) %}{{ 'unknown' if v is none else v }}"),
+                ("min", "0"), ("max", "64"), ("pattern", jsonString(uuidPattern)), config,
             ]),
             number(.major, "Major", 0...65535, unit: nil),
             number(.minor, "Minor", 0...65535, unit: nil),
             number(.power, "Power", -127...0, unit: "dBm"),
-            number(.intervalMs, "Advertising interval", 20...10240, unit: "ms"),
+            number(.intervalMs, "Advertising interval", 20...10240, unit: "ms", key: "configured_interval_ms"),
             toggle(.advertising, "Advertising", key: "advertising"),
         ]
         entities += frameSwitches.map { toggle($0.setting, $0.name, key: "frame_" + $0.setting.rawValue) }
@@ -70,14 +80,20 @@ extension MonitorExport {
                 command("restart"), ("payload_press", "\"PRESS\""), ("device_class", "\"restart\""), config,
             ]),
             Entity(component: "sensor", object: "last_change", name: "Last change", members: [
-                v("{{ (value_json.change or 'none')[:255] }}"), ("icon", "\"mdi:history\""),
+                v(textTemplate("change", absent: "none")), ("icon", "\"mdi:history\""),
+            ]),
+            // One event per change the daemon applied or refused, on a topic of its own.
+            Entity(component: "event", object: "change", name: "Change", members: [
+                ("event_types", "[\"applied\",\"refused\"]"), ("icon", "\"mdi:history\""),
             ]),
         ]
+        let changes = jsonString(localBeaconChangeTopic(node: node))
         return entities.map { e in
-            // Only the sensor expires: HA's text, number, switch and button take no expire_after.
+            // Only the sensor expires: HA's text, number, switch, button and event take no expire_after.
             let stateless = e.component == "button"
-            let c = MonitorExport.config(e, id: id, node: node, prefix: prefix, state: stateless ? nil : state, device: device,
-                                         expires: e.component == "sensor")
+            let c = MonitorExport.config(e, id: id, node: node, prefix: prefix,
+                                         state: stateless ? nil : e.component == "event" ? changes : state, device: device,
+                                         expires: e.component == "sensor", version: version)
             return announce ? c : (topic: c.topic, payload: "")
         }
     }

@@ -19,10 +19,17 @@ extension MonitorExport {
     /// `altbeacond__`).
     public static func localBeaconID(node: String) -> String { "altbeacond_beacon__\(idPart(node))" }
 
-    /// The local beacon's state: every value its entities show, null when not known (no status
-    /// file: the daemon is not running).
+    /// `altbeacond/<node>/beacon/change`: one message, not retained, per change from afar the
+    /// daemon applied or refused (issue 38), read by the "Change" event entity.
+    public static func localBeaconChangeTopic(node: String) -> String { localBeaconTopic(node: node) + "/change" }
+
+    /// The local beacon's state: every value its entities show, null when not known. Whenever
+    /// the daemon is not running (no status file, the file's pid dead, the file stale or no
+    /// status file at all: `HealthCheck`'s verdict unknown), every value is null but `health`
+    /// (`HealthCheck.Result.homeAssistantWord`: not-running, stale, unreadable), `on_air`
+    /// (false) and `reason`: whatever the file left behind says is no longer true.
     public static func localBeaconJSON(_ h: HealthCheck.Result, machine: LocalMachine) -> String {
-        let s = h.status
+        let s = h.verdict == .unknown ? nil : h.status
         func text(_ key: String) -> String { s?[key]?.string.map(jsonString) ?? "null" }
         func number(_ key: String) -> String { s?[key]?.integer.map { "\($0)" } ?? "null" }
         var rearms = "null"
@@ -35,6 +42,7 @@ extension MonitorExport {
         if case .bool(let b)? = s?["config_refused"] { refused = b ? "true" : "false" }
         let started = s?["started"]?.integer
         let uptime = started.map { "\(max(0, machine.nowS - $0))" } ?? "null"
+        // The board's, not the daemon's: known whether the daemon runs or not.
         let soc = machine.socTemperatureMilliC.map { t in
             let tenths = (t + (t >= 0 ? 50 : -50)) / 100
             return "\(tenths < 0 ? "-" : "")\(abs(tenths) / 10).\(abs(tenths) % 10)"
@@ -44,7 +52,7 @@ extension MonitorExport {
             return b ? "true" : "false"
         }
         let members: [(String, String)] = [
-            ("health", jsonString(h.verdict.word)),
+            ("health", jsonString(h.homeAssistantWord)),
             ("on_air", h.verdict == .onAir || h.verdict == .degraded ? "true" : "false"),
             ("reason", jsonString(h.reason)),
             ("phase", text("state")),
@@ -63,59 +71,115 @@ extension MonitorExport {
             ("major", number("major")),
             ("minor", number("minor")),
             ("power", number("power")),
+            ("configured_interval_ms", number("configured_interval_ms")),
             ("advertising", flag("advertising")),
             ("identifying", flag("identifying")),
-        ] + configuredFrames(s) + [("change", lastChange(s))]
+        ] + configuredFrames(s) + [("change", lastChange(s)), ("change_time", s?["change"]?["time"]?.integer.map { "\($0)" } ?? "null")]
         return "{" + members.map { jsonString($0.0) + ":" + $0.1 }.joined(separator: ",") + "}"
+    }
+
+    /// The "Change" event of the status file's last change (issue 38): `event_type` applied or
+    /// refused, `request`, `origin`, `message` and its `time` (Unix seconds), which makes two
+    /// identical refusals two events; nil without one (or without a running daemon).
+    public static func localBeaconChangeEvent(_ h: HealthCheck.Result) -> (time: Int64, payload: String)? {
+        guard h.verdict != .unknown, let c = h.status?["change"], let request = c["request"]?.string,
+              let outcome = c["outcome"]?.string, let time = c["time"]?.integer else { return nil }
+        return (time, "{\"event_type\":\(jsonString(outcome)),\"request\":\(jsonString(request)),"
+                + "\"origin\":\(jsonString(c["origin"]?.string ?? "")),\"message\":\(jsonString(c["message"]?.string ?? "")),"
+                + "\"time\":\(time)}")
+    }
+
+    // MARK: value templates (issue 38)
+    //
+    // Every template reads `value_json` only once it is defined: an empty message on the state
+    // topic (the retained state cleared) renders no error in HA's log. A null shows as HA's
+    // unknown: `None` for a binary_sensor, switch, number or numeric sensor (HA 2024.1's
+    // components/mqtt: PAYLOAD_NONE), and `unknown` for a text sensor, whose rendered string HA
+    // takes verbatim as the state (sensor.py `_update_state`; no result makes it None), and
+    // `unknown` is the very string HA writes for a None state (helpers/entity.py `_stringify_state`).
+
+    /// `value_json.<key>`, none when the payload is no JSON.
+    static func jinjaValue(_ key: String) -> String { "(value_json.\(key) if value_json is defined else none)" }
+
+    /// A numeric sensor's or a number's template: the value, `None` when null.
+    static func numericTemplate(_ key: String) -> String {
+        "{% set v = \(jinjaValue(key)) %}{{ 'None' if v is none else v }}"
+    }
+
+    /// A binary_sensor's or a switch's template: ON, OFF, or `None` when null.
+    static func onOffTemplate(_ key: String) -> String {
+        "{% set v = \(jinjaValue(key)) %}{{ 'None' if v is none else ('ON' if v else 'OFF') }}"
+    }
+
+    /// A text sensor's template: the value (`absent` when it is null while the daemon runs),
+    /// `unknown` while the daemon is not running (`phase` null).
+    static func textTemplate(_ key: String, absent: String? = nil, limit: Int = 255) -> String {
+        var unknown = "value_json is not defined or value_json.phase is none"
+        if absent == nil { unknown += " or value_json.\(key) is none" }
+        let value = absent.map { "(value_json.\(key) or '\($0)')" } ?? "value_json.\(key)"
+        return "{% if \(unknown) %}unknown{% else %}{{ \(value)[:\(limit)] }}{% endif %}"
+    }
+
+    /// The local beacon's device block: its daemon's version as `sw_version` when known.
+    static func localBeaconDevice(node: String, version: String?) -> String {
+        "{\"identifiers\":[\(jsonString(localBeaconID(node: node)))],\"name\":\(jsonString("\(node) beacon")),"
+            + "\"model\":\"altbeacond (beacon)\",\"manufacturer\":\"altbeacond\""
+            + (version.map { ",\"sw_version\":" + jsonString($0) } ?? "") + "}"
     }
 
     /// The local beacon's device and its entities, all read from `localBeaconTopic`. `announce`
     /// false: every pair has an empty payload, which removes the entity (no beacon daemon here).
-    public static func localBeaconDiscovery(node: String, prefix: String, announce: Bool) -> [(topic: String, payload: String)] {
+    /// `beaconVersion`: the daemon's (the device's `sw_version`); `version`: the monitor's (`origin`).
+    public static func localBeaconDiscovery(node: String, prefix: String, announce: Bool, beaconVersion: String? = nil,
+                                            version: String = "") -> [(topic: String, payload: String)] {
         let id = localBeaconID(node: node)
         let state = jsonString(localBeaconTopic(node: node))
-        let device = "{\"identifiers\":[\(jsonString(id))],\"name\":\(jsonString("\(node) beacon")),"
-            + "\"model\":\"altbeacond (beacon)\",\"manufacturer\":\"altbeacond\"}"
+        let device = localBeaconDevice(node: node, version: beaconVersion)
         func v(_ t: String) -> (String, String) { ("value_template", jsonString(t)) }
         let diagnostic = ("entity_category", "\"diagnostic\"")
         let entities: [Entity] = [
             Entity(component: "binary_sensor", object: "on_air", name: "On air", members: [
-                ("device_class", "\"connectivity\""), v("{{ 'ON' if value_json.on_air else 'OFF' }}"),
+                ("device_class", "\"connectivity\""), v("{{ 'ON' if value_json is defined and value_json.on_air else 'OFF' }}"),
                 ("payload_on", "\"ON\""), ("payload_off", "\"OFF\""),
             ]),
+            // No attributes: `reason` of a stale file changes at each refresh (a recorder row each).
             Entity(component: "sensor", object: "health", name: "Health", members: [
-                ("device_class", "\"enum\""), ("options", "[\"on-air\",\"degraded\",\"off-air\",\"unknown\"]"),
-                v("{{ value_json.health }}"), ("json_attributes_topic", state),
-                ("json_attributes_template", jsonString("{{ {'reason': value_json.reason} | tojson }}")),
+                ("device_class", "\"enum\""), ("options", "[" + healthOptions.map(jsonString).joined(separator: ",") + "]"),
+                v("{{ value_json.health if value_json is defined else 'not-running' }}"),
             ]),
-            Entity(component: "sensor", object: "phase", name: "Phase", members: [v("{{ value_json.phase or 'stopped' }}"), diagnostic]),
-            Entity(component: "sensor", object: "fault", name: "Fault", members: [v("{{ value_json.fault or 'none' }}")]),
+            Entity(component: "sensor", object: "phase", name: "Phase", members: [v(textTemplate("phase")), diagnostic]),
+            Entity(component: "sensor", object: "fault", name: "Fault", members: [v(textTemplate("fault", absent: "none"))]),
             Entity(component: "sensor", object: "rearms", name: "Re-arms", members: [
-                ("state_class", "\"total_increasing\""), v("{{ value_json.rearms }}"), diagnostic,
+                ("state_class", "\"total_increasing\""), v(numericTemplate("rearms")), diagnostic,
             ]),
-            Entity(component: "sensor", object: "frames", name: "Frames on air", members: [v("{{ value_json.frames_on_air }}")]),
-            Entity(component: "sensor", object: "adapter", name: "Adapter", members: [v("{{ value_json.adapter }}"), diagnostic]),
-            Entity(component: "sensor", object: "interval", name: "Interval", members: [
-                ("device_class", "\"duration\""), ("unit_of_measurement", "\"ms\""), v("{{ value_json.interval_ms }}"), diagnostic,
+            Entity(component: "sensor", object: "frames", name: "Frames on air", members: [v(textTemplate("frames_on_air", absent: "none"))]),
+            Entity(component: "sensor", object: "adapter", name: "Adapter", members: [v(textTemplate("adapter")), diagnostic]),
+            Entity(component: "sensor", object: "interval", name: "Interval on air", members: [
+                ("device_class", "\"duration\""), ("unit_of_measurement", "\"ms\""), v(numericTemplate("interval_ms")), diagnostic,
             ]),
             Entity(component: "binary_sensor", object: "config_refused", name: "Config refused", members: [
-                ("device_class", "\"problem\""), v("{{ 'ON' if value_json.config_refused else 'OFF' }}"),
+                ("device_class", "\"problem\""), v(onOffTemplate("config_refused")),
                 ("payload_on", "\"ON\""), ("payload_off", "\"OFF\""), ("json_attributes_topic", state),
-                ("json_attributes_template", jsonString("{{ {'refused_edit': value_json.refused_edit} | tojson }}")),
+                // The refused edit's headline: it changes only with the config.
+                ("json_attributes_template", jsonString("{{ ({'refused_edit': value_json.refused_edit} if value_json is defined else {}) | tojson }}")),
             ]),
             Entity(component: "sensor", object: "soc_temperature", name: "SoC temperature", members: [
                 ("device_class", "\"temperature\""), ("unit_of_measurement", jsonString("°C")), ("state_class", "\"measurement\""),
-                v("{{ value_json.soc_temperature_c }}"), diagnostic,
+                v(numericTemplate("soc_temperature_c")), diagnostic,
             ]),
+            // As ESPHome's uptime sensor: seconds, total_increasing (a restart begins a new cycle).
             Entity(component: "sensor", object: "uptime", name: "Uptime", members: [
-                ("device_class", "\"duration\""), ("unit_of_measurement", "\"s\""), ("state_class", "\"measurement\""),
-                v("{{ value_json.uptime_s }}"), diagnostic,
+                ("device_class", "\"duration\""), ("unit_of_measurement", "\"s\""), ("state_class", "\"total_increasing\""),
+                v(numericTemplate("uptime_s")), diagnostic,
             ]),
-            Entity(component: "sensor", object: "version", name: "Version", members: [v("{{ value_json.version }}"), diagnostic]),
+            Entity(component: "sensor", object: "version", name: "Version", members: [v(textTemplate("version")), diagnostic]),
         ]
         return entities.map { e in
-            let c = config(e, id: id, node: node, prefix: prefix, state: state, device: device)
+            let c = config(e, id: id, node: node, prefix: prefix, state: state, device: device, version: version)
             return announce ? c : (topic: c.topic, payload: "")
         }
     }
+
+    /// The Health entity's options: never HA's reserved `unknown`.
+    public static let healthOptions = ["on-air", "degraded", "off-air"] + HealthCheck.Absence.allCases.map(\.rawValue)
 }

@@ -59,23 +59,29 @@ extension MonitorExport {
     /// heard, OFF while silent), RSSI, and the TLM temperature, battery voltage and uptime
     /// (unknown until a TLM frame is heard). Every entity is unavailable while `statusTopic`
     /// says "offline" (the monitor's will) or after `expireAfterS` without a refresh.
-    public static func discovery(_ e: Expectation, node: String, prefix: String) -> [(topic: String, payload: String)] {
+    public static func discovery(_ e: Expectation, node: String, prefix: String, version: String = "") -> [(topic: String, payload: String)] {
         let id = discoveryID(node: node, name: e.name)
         let state = jsonString(beaconTopic(node: node, name: e.name))
         let device = "{\"identifiers\":[\(jsonString(id))],\"name\":\(jsonString(e.name)),"
             + "\"model\":\"altbeacond monitor\",\"manufacturer\":\"altbeacond\","
             + "\"via_device\":\(jsonString(discoveryID(node: node)))}"
-        func tlm(_ key: String) -> String { jsonString("{{ value_json.tlm.\(key) if value_json.tlm else None }}") }
+        func tlm(_ key: String) -> String {
+            jsonString("{{ value_json.tlm.\(key) if value_json is defined and value_json.tlm and value_json.tlm.\(key) is not none else 'None' }}")
+        }
         let entities: [Entity] = [
             Entity(component: "binary_sensor", object: "connectivity", name: "On air", members: [
                 ("device_class", "\"connectivity\""),
-                ("value_template", jsonString("{{ 'ON' if value_json.heard else 'OFF' }}")),
+                ("value_template", jsonString("{{ 'ON' if value_json is defined and value_json.heard else 'OFF' }}")),
                 ("payload_on", "\"ON\""), ("payload_off", "\"OFF\""),
+                // What rarely changes (issue 38): the whole JSON (last_seen, rssi, adverts) would
+                // be a recorder row per beacon at every refresh.
                 ("json_attributes_topic", state),
+                ("json_attributes_template", jsonString("{{ ({'type': value_json.type, 'address': value_json.address, "
+                                                        + "'reboots': value_json.reboots} if value_json is defined else {}) | tojson }}")),
             ]),
             Entity(component: "sensor", object: "rssi", name: "RSSI", members: [
                 ("device_class", "\"signal_strength\""), ("unit_of_measurement", "\"dBm\""), ("state_class", "\"measurement\""),
-                ("value_template", jsonString("{{ value_json.rssi }}")), ("entity_category", "\"diagnostic\""),
+                ("value_template", jsonString(numericTemplate("rssi"))), ("entity_category", "\"diagnostic\""),
             ]),
             Entity(component: "sensor", object: "temperature", name: "Temperature", members: [
                 ("device_class", "\"temperature\""), ("unit_of_measurement", jsonString("°C")), ("state_class", "\"measurement\""),
@@ -85,36 +91,45 @@ extension MonitorExport {
                 ("device_class", "\"voltage\""), ("unit_of_measurement", "\"mV\""), ("state_class", "\"measurement\""),
                 ("value_template", tlm("battery_mv")),
             ]),
+            // As ESPHome's uptime sensor: total_increasing (the beacon's reboot begins a new cycle).
             Entity(component: "sensor", object: "uptime", name: "Uptime", members: [
-                ("device_class", "\"duration\""), ("unit_of_measurement", "\"s\""), ("state_class", "\"measurement\""),
+                ("device_class", "\"duration\""), ("unit_of_measurement", "\"s\""), ("state_class", "\"total_increasing\""),
                 ("value_template", tlm("uptime_s")), ("entity_category", "\"diagnostic\""),
             ]),
         ]
-        return entities.map { config($0, id: id, node: node, prefix: prefix, state: state, device: device) }
+        return entities.map { config($0, id: id, node: node, prefix: prefix, state: state, device: device, version: version) }
     }
 
     /// The observer's device and entities: "Monitor" (connectivity, read from the status topic
     /// itself, so it is OFF, not unavailable, after the will), adverts per second and the
     /// adapter's state (the observer topic). Last, an empty payload for the "Beacon health"
     /// entity it had before the local beacon became a device of its own (issue 32): HA drops it.
-    public static func observerDiscovery(node: String, prefix: String) -> [(topic: String, payload: String)] {
+    /// `version`: the monitor's, the observer's `sw_version` and every entity's `origin`.
+    public static func observerDiscovery(node: String, prefix: String, version: String = "") -> [(topic: String, payload: String)] {
         let id = discoveryID(node: node)
         let observer = jsonString(observerTopic(node: node))
         let device = "{\"identifiers\":[\(jsonString(id))],\"name\":\(jsonString(node)),"
-            + "\"model\":\"altbeacond monitor (observer)\",\"manufacturer\":\"altbeacond\"}"
+            + "\"model\":\"altbeacond monitor (observer)\",\"manufacturer\":\"altbeacond\""
+            + (version.isEmpty ? "" : ",\"sw_version\":" + jsonString(version)) + "}"
         return [
             config(Entity(component: "binary_sensor", object: "monitor", name: "Monitor", members: [
                 ("device_class", "\"connectivity\""), ("payload_on", "\"online\""), ("payload_off", "\"offline\""),
                 ("entity_category", "\"diagnostic\""),
-            ]), id: id, node: node, prefix: prefix, state: jsonString(statusTopic(node: node)), device: device, availability: false),
+            ]), id: id, node: node, prefix: prefix, state: jsonString(statusTopic(node: node)), device: device, availability: false,
+               version: version),
             config(Entity(component: "sensor", object: "adverts", name: "Adverts per second", members: [
                 ("unit_of_measurement", "\"adverts/s\""), ("state_class", "\"measurement\""),
-                ("value_template", jsonString("{{ value_json.adverts_per_s }}")), ("entity_category", "\"diagnostic\""),
-            ]), id: id, node: node, prefix: prefix, state: observer, device: device),
+                ("value_template", jsonString(numericTemplate("adverts_per_s"))), ("entity_category", "\"diagnostic\""),
+            ]), id: id, node: node, prefix: prefix, state: observer, device: device, version: version),
             config(Entity(component: "sensor", object: "adapter", name: "Adapter", members: [
-                ("value_template", jsonString("{{ 'scanning' if value_json.scanning else (value_json.scan_problem or 'not scanning') }}")),
-                ("json_attributes_topic", observer), ("entity_category", "\"diagnostic\""),
-            ]), id: id, node: node, prefix: prefix, state: observer, device: device),
+                ("value_template", jsonString("{% if value_json is not defined %}unknown{% elif value_json.scanning %}scanning"
+                                              + "{% else %}{{ (value_json.scan_problem or 'not scanning')[:255] }}{% endif %}")),
+                // What rarely changes (issue 38), not the advert counts of each refresh.
+                ("json_attributes_topic", observer),
+                ("json_attributes_template", jsonString("{{ ({'adapter': value_json.adapter, 'beacons_expected': value_json.beacons_expected} "
+                                                        + "if value_json is defined else {}) | tojson }}")),
+                ("entity_category", "\"diagnostic\""),
+            ]), id: id, node: node, prefix: prefix, state: observer, device: device, version: version),
             (topic: "\(prefix)/sensor/\(id)/beacon_health/config", payload: ""),
         ]
     }
@@ -123,7 +138,7 @@ extension MonitorExport {
     /// are current (not for the entity that shows the status itself), and `expireAfterS` bounds
     /// how old they may be (`expires`: for the components that take it). `state` nil: none (a button).
     static func config(_ ent: Entity, id: String, node: String, prefix: String, state: String?, device: String,
-                               availability: Bool = true, expires: Bool = true) -> (topic: String, payload: String) {
+                       availability: Bool = true, expires: Bool = true, version: String = "") -> (topic: String, payload: String) {
         var m: [(String, String)] = [
             ("name", jsonString(ent.name)),
             ("unique_id", jsonString("\(id)__\(ent.object)")),
@@ -137,7 +152,7 @@ extension MonitorExport {
                 ("payload_available", "\"online\""), ("payload_not_available", "\"offline\""),
             ]
         }
-        m += [("device", device), ("origin", "{\"name\":\"altbeacond\"}")]
+        m += [("device", device), ("origin", "{\"name\":\"altbeacond\"" + (version.isEmpty ? "" : ",\"sw_version\":" + jsonString(version)) + "}")]
         let payload = "{" + m.map { jsonString($0.0) + ":" + $0.1 }.joined(separator: ",") + "}"
         return (topic: "\(prefix)/\(ent.component)/\(id)/\(ent.object)/config", payload: payload)
     }

@@ -31,12 +31,22 @@ public struct MonitorPublisher: Sendable {
     private var advertsPerS: Double?
     /// The local beacon's device is announced: once its status file was read.
     private var healthAnnounced = false
+    /// The monitor's version: the observer's `sw_version` and every entity's `origin`.
+    public let version: String
+    /// The beacon daemon's version, from its status file (the local beacon's `sw_version`):
+    /// the last one read, kept while the daemon is away so that its discovery does not change.
+    private var beaconVersion: String?
+    /// The "Change" events (issue 38): the last one sent, never again in a later session; and
+    /// when the monitor first looked, so that a change older than that is not sent as new.
+    private var lastChangeEvent: String?
+    private var firstLookS: Int64?
     /// The time and the SoC's temperature, for the local beacon's state: set by the caller
     /// before each call.
     public var machine = LocalMachine()
 
-    public init(node: String, discoveryPrefix: String, expectations: [Expectation], control: MQTTControl = .off) {
+    public init(node: String, discoveryPrefix: String, expectations: [Expectation], control: MQTTControl = .off, version: String = "") {
         self.node = node; self.discoveryPrefix = discoveryPrefix; self.expectations = expectations; self.control = control
+        self.version = version
     }
 
     public var statusTopic: String { MonitorExport.statusTopic(node: node) }
@@ -54,9 +64,10 @@ public struct MonitorPublisher: Sendable {
             for t in MonitorExport.legacyDiscoveryTopics(e, node: node, prefix: discoveryPrefix) { out += publish(t, "") }
         }
         healthAnnounced = healthAnnounced || health != nil
+        noteVersion(health)
         out += discovery(force: false)
         count(status, nowMs: nowMs)
-        return out + states(status, health: health, force: true) + [.scheduleRefresh(afterMs: Self.refreshMs)]
+        return out + states(status, health: health, force: true, clearsLocal: false) + [.scheduleRefresh(afterMs: Self.refreshMs)]
     }
 
     /// Whether `message` is Home Assistant's birth message.
@@ -67,29 +78,34 @@ public struct MonitorPublisher: Sendable {
     /// Home Assistant came (back) online: discovery and every topic again.
     public mutating func birth(_ status: MonitorStatus, health: HealthCheck.Result?) -> [Action] {
         healthAnnounced = healthAnnounced || health != nil
-        return discovery(force: true) + states(status, health: health, force: true)
+        noteVersion(health)
+        return discovery(force: true) + states(status, health: health, force: true, clearsLocal: false)
     }
 
     /// A beacon's heard/silent change, or the scan's: the topics that changed (the health entity
     /// announced when the status file first appears).
     public mutating func changed(_ status: MonitorStatus, health: HealthCheck.Result?) -> [Action] {
-        var out: [Action] = []
-        if health != nil && !healthAnnounced {
-            healthAnnounced = true
-            out += discovery(force: false)
-        }
-        return out + states(status, health: health, force: false)
+        return announceLocal(health) + states(status, health: health, force: false, clearsLocal: false)
     }
 
     /// The periodic refresh: every state topic, changed or not, and the next refresh.
     public mutating func refresh(_ status: MonitorStatus, health: HealthCheck.Result?, nowMs: Int64) -> [Action] {
         count(status, nowMs: nowMs)
-        var out: [Action] = []
-        if health != nil && !healthAnnounced {
-            healthAnnounced = true
-            out += discovery(force: false)
-        }
-        return out + states(status, health: health, force: true) + [.scheduleRefresh(afterMs: Self.refreshMs)]
+        return announceLocal(health) + states(status, health: health, force: true, clearsLocal: true) + [.scheduleRefresh(afterMs: Self.refreshMs)]
+    }
+
+    /// The local beacon's device announced when its status file first appears, and again when
+    /// the daemon's version changed (its `sw_version`); unchanged discovery is not sent again.
+    private mutating func announceLocal(_ health: HealthCheck.Result?) -> [Action] {
+        let before = beaconVersion
+        noteVersion(health)
+        guard (health != nil && !healthAnnounced) || (healthAnnounced && before != beaconVersion) else { return [] }
+        healthAnnounced = true
+        return discovery(force: false)
+    }
+
+    private mutating func noteVersion(_ health: HealthCheck.Result?) {
+        if let v = health?.status?["version"]?.string { beaconVersion = v }
     }
 
     /// Stopping: `offline` said ourselves (a clean DISCONNECT does not fire the will).
@@ -106,38 +122,64 @@ public struct MonitorPublisher: Sendable {
     /// The observer first, so that the beacons' `via_device` names a device HA already has.
     private mutating func discovery(force: Bool) -> [Action] {
         var out: [Action] = []
-        for d in MonitorExport.observerDiscovery(node: node, prefix: discoveryPrefix) { out += publish(d.topic, d.payload, force: force) }
-        for d in MonitorExport.localBeaconDiscovery(node: node, prefix: discoveryPrefix, announce: healthAnnounced) {
+        for d in MonitorExport.observerDiscovery(node: node, prefix: discoveryPrefix, version: version) {
+            out += publish(d.topic, d.payload, force: force)
+        }
+        for d in MonitorExport.localBeaconDiscovery(node: node, prefix: discoveryPrefix, announce: healthAnnounced,
+                                                    beaconVersion: beaconVersion, version: version) {
             out += publish(d.topic, d.payload, force: force)
         }
         let controls = healthAnnounced && control != .off
-        for d in MonitorExport.localBeaconControlDiscovery(node: node, prefix: discoveryPrefix, announce: controls) {
+        for d in MonitorExport.localBeaconControlDiscovery(node: node, prefix: discoveryPrefix, announce: controls,
+                                                           beaconVersion: beaconVersion, version: version) {
             out += publish(d.topic, d.payload, force: force)
         }
         for e in expectations {
-            for d in MonitorExport.discovery(e, node: node, prefix: discoveryPrefix) { out += publish(d.topic, d.payload, force: force) }
+            for d in MonitorExport.discovery(e, node: node, prefix: discoveryPrefix, version: version) {
+                out += publish(d.topic, d.payload, force: force)
+            }
         }
         return out
     }
 
     /// Every beacon's topic, the observer's and the health topic. The health file gone after it
-    /// was read: the beacon daemon stopped (it removes the file), said as `unknown`.
-    private mutating func states(_ status: MonitorStatus, health: HealthCheck.Result?, force: Bool) -> [Action] {
+    /// was read: the beacon daemon stopped (it removes the file), said as `not-running`.
+    /// No beacon daemon here at all: the local beacon's retained state is cleared, but only
+    /// when `clearsLocal` (a periodic refresh), never in the burst that removes its entities: HA
+    /// removes them a moment after their empty discovery, and an empty state reaching them
+    /// first is an error per entity in its log (issue 38).
+    private mutating func states(_ status: MonitorStatus, health: HealthCheck.Result?, force: Bool, clearsLocal: Bool) -> [Action] {
         var out: [Action] = []
         for (s, e) in zip(status.tracker.states, expectations) {
             out += publish(MonitorExport.beaconTopic(node: node, name: s.name), MonitorExport.beaconJSON(s, expectation: e), force: force)
         }
         out += publish(MonitorExport.observerTopic(node: node), MonitorExport.observerJSON(status, advertsPerS: advertsPerS), force: force)
-        let gone = HealthCheck.Result(verdict: .unknown, reason: "no status file: the beacon daemon is not running", status: nil)
+        let gone = HealthCheck.Result(verdict: .unknown, reason: "no status file: the beacon daemon is not running", status: nil,
+                                      absence: .notRunning)
         if let h = health ?? (healthAnnounced ? gone : nil) {
             out += publish(MonitorExport.healthTopic(node: node), String(h.json.dropLast()), force: force)
             out += publish(MonitorExport.localBeaconTopic(node: node), MonitorExport.localBeaconJSON(h, machine: machine), force: force)
+            out += changeEvent(h)
         } else {
             // No beacon daemon here: nothing retained from one that ran before.
             out += publish(MonitorExport.healthTopic(node: node), "")
-            out += publish(MonitorExport.localBeaconTopic(node: node), "")
+            if clearsLocal { out += publish(MonitorExport.localBeaconTopic(node: node), "") }
         }
         return out
+    }
+
+    /// The status file's last change as one event, not retained, once: not again at the next
+    /// session, and not for a change made before the monitor first looked (a restarted monitor
+    /// would say it twice). Only with `[mqtt] control` on (the event entity's).
+    private mutating func changeEvent(_ h: HealthCheck.Result) -> [Action] {
+        let first = firstLookS ?? machine.nowS
+        firstLookS = first
+        guard control != .off, let e = MonitorExport.localBeaconChangeEvent(h), e.payload != lastChangeEvent else { return [] }
+        lastChangeEvent = e.payload
+        guard e.time >= first,
+              let p = try? MQTTPublish(topic: MonitorExport.localBeaconChangeTopic(node: node), payload: Array(e.payload.utf8), retain: false)
+        else { return [] }
+        return [.publish(p)]
     }
 
     private mutating func publish(_ topic: String, _ payload: String, force: Bool = false) -> [Action] {

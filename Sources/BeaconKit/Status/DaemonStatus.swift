@@ -22,6 +22,8 @@ public struct DaemonStatus: Equatable, Sendable {
     public var mode: String
     /// The interval the controller took (it may have refused the configured one), ms.
     public var intervalMs: Int
+    /// `bluetooth.interval_ms` as configured (issue 38: shown beside the one on air); nil in old tests.
+    public var configuredIntervalMs: Int?
     /// The frames configured, by name.
     public var frames: [String]
     /// Who serves the GATT identity ("bluetoothd (D-Bus)", "altbeacond (own ATT server)"); nil

@@ -230,6 +230,7 @@ public final class AdapterSessions: AdapterSessionHost {
                             centrals: p.connections.count)
         s.escalations = p.escalations
         s.identity = session.config.beacon
+        s.configuredIntervalMs = Int(session.config.bluetooth.intervalMs)
         s.advertisingOff = paused
         s.identifying = identifying
         s.change = change

@@ -39,10 +39,12 @@ public final class MonitorMQTTOutput: MonitorOutput, MQTTConnectionDelegate, Res
     private weak var source: MonitorStatusSource?
     private var stopping = false
 
-    public init(settings: MQTTSettings, node: String, config: MonitorConfig, healthPath: String, loop: EventLoop, log: Logger) {
+    /// `version`: the monitor's, for Home Assistant (the observer's `sw_version`, `origin`).
+    public init(settings: MQTTSettings, node: String, config: MonitorConfig, healthPath: String, version: String = "",
+                loop: EventLoop, log: Logger) {
         self.settings = settings; self.node = node; self.healthPath = healthPath; self.loop = loop; self.log = log
         publisher = MonitorPublisher(node: node, discoveryPrefix: settings.discoveryPrefix, expectations: config.expectations,
-                                     control: settings.control)
+                                     control: settings.control, version: version)
         control = LocalBeaconControlInput(control: LocalBeaconControl(node: node, mode: settings.control), statusPath: healthPath, log: log)
         adapter = config.adapter
         let machine = machineIdentity()

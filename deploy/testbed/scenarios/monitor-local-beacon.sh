@@ -3,7 +3,8 @@
 # tables publishes the local beacon daemon as a Home Assistant device of its own, from its status
 # file, and scans nothing (no Bluetooth socket: the adapter stays the beacon's alone). An edit the
 # daemon refuses shows as Config refused (with the FILE:LINE:COL message); the daemon stopped:
-# health unknown, off air; `--once` is refused (nothing to scan for).
+# health not-running (issue 38: never HA's reserved unknown), off air, every value null; `--once`
+# is refused (nothing to scan for).
 . "$TB_REPO/deploy/testbed/daemon-lib.sh"
 ip link set lo up
 printf 'listener 1883 127.0.0.1\nallow_anonymous true\n' >/tmp/mosquitto.conf
@@ -24,7 +25,7 @@ MON=$!
 local_is 'd["on_air"] is True and d["health"] == "on-air" and d["phase"] == "advertising" and d["adapter"] == "hci0" and d["frames_on_air"] == "altbeacon" and d["config_refused"] is False and d["version"]' 15 \
   || tb_fail "the local beacon not published on air"
 d=$(retained homeassistant/sensor/altbeacond_beacon__pi1/health/config)
-python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["state_topic"]=="altbeacond/pi1/beacon" and d["device"]["name"]=="pi1 beacon" and d["options"]==["on-air","degraded","off-air","unknown"], d' "$d" \
+python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["state_topic"]=="altbeacond/pi1/beacon" and d["device"]["name"]=="pi1 beacon" and d["options"]==["on-air","degraded","off-air","not-running","stale","unreadable"] and d["origin"]["sw_version"] and d["device"]["sw_version"], d' "$d" \
   || tb_fail "the local beacon's discovery: $d"
 grep -q 'no \[expect\] tables, so no scan' /tmp/monitor.log || { cat /tmp/monitor.log; tb_fail "not said that nothing is scanned"; }
 ! grep -q 'scanning on' /tmp/monitor.log || { cat /tmp/monitor.log; tb_fail "the monitor scanned"; }
@@ -45,9 +46,9 @@ sed -i 's/^major = .*/major = 70000/' "$TBD_CONFIG"
 tbd_wait_log "c.toml:3:9" 5 || { tbd_dump; tb_fail "refused edit not logged"; }
 local_is 'd["config_refused"] is True and "c.toml:3:9" in d["refused_edit"] and d["on_air"] is True and d["health"] == "degraded"' 45 \
   || tb_fail "the refused edit not published"
-# The daemon stopped: unknown and off air (the monitor itself stays up).
+# The daemon stopped: not-running and off air, every value null (the monitor itself stays up).
 tbd_finish
-local_is 'd["health"] == "unknown" and d["on_air"] is False and d["phase"] is None' 45 || tb_fail "the stopped daemon not published"
+local_is 'd["health"] == "not-running" and d["on_air"] is False and d["phase"] is None and d["adapter"] is None and d["version"] is None' 45 || tb_fail "the stopped daemon not published"
 kill -0 "$MON" || tb_fail "the monitor exited"
 tb_log "$(retained altbeacond/pi1/beacon)"
 kill "$MON"; wait "$MON"

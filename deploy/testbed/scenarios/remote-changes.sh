@@ -51,7 +51,7 @@ change uuid altbeacond/pi1/beacon/set/uuid 2F234454CF6D4A0FADF2F4911BA9FFA7 \
 grep -q '^power = -45$' "$TBD_CONFIG" && grep -q '^major = 9$' "$TBD_CONFIG" || { cat "$TBD_CONFIG"; tb_fail "the changes are not in the config file"; }
 checks_ok "after the changes"
 pub altbeacond/all/beacon/set/interval_ms 250
-local_is 'd["interval_ms"] == 250' 10 || tb_fail "interval_ms from the fleet topic not applied"
+local_is 'd["interval_ms"] == 250 and d["configured_interval_ms"] == 250' 10 || tb_fail "interval_ms from the fleet topic not applied"
 grep -q '^interval_ms = 250$' "$TBD_CONFIG" || { cat "$TBD_CONFIG"; tb_fail "interval_ms not in the config file"; }
 NOW=0201061bff1801beac2f234454cf6d4a0fadf2f4911ba9ffa70009000bd300
 
