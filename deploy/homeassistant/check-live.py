@@ -38,7 +38,7 @@ Scenarios (in this order; each needs the ones before it):
   gone     no status file (the daemon stopped cleanly): as killed
   restart  the monitor restarted while there is no status file: every local-beacon entity removed
            from HA (its discovery emptied)
-  log      home-assistant.log over the whole run: no ERROR or WARNING line from our entities
+  log      home-assistant.log over the whole run, HA's stop included: no ERROR or WARNING line from our entities
            (the mqtt integration, templates, entity/sensor/number/switch/text code, or naming
            altbeacond or our topics); other WARNING lines are listed, not failed
 
@@ -334,6 +334,7 @@ class Live:
         self.timings = {}
         self.entities = {}    # object -> {"component", "unique_id", "name", "entity_id"}
         self.last_alive = None
+        self.marks = []       # (scenario, the size of home-assistant.log when it began)
 
     # --- mosquitto, with a password file ------------------------------------------------
     def start_broker(self):
@@ -637,20 +638,35 @@ class Live:
         else:
             fail(f"restart: still in HA {TIMEOUT:.0f} s after the monitor started without a beacon daemon: {', '.join(left)}")
 
+    def log_size(self):
+        try:
+            return os.path.getsize(os.path.join(self.ha_dir, "home-assistant.log"))
+        except OSError:
+            return 0
+
     def scenario_log(self):
         """home-assistant.log: ERROR/WARNING records; ours fail, the others are listed."""
         path = os.path.join(self.ha_dir, "home-assistant.log")
+        self.marks.append(("HA's stop", self.log_size()))
+        t = time.monotonic()
+        self.procs.stop(self.hass, timeout=60)   # all of it written, its stop included
+        say(f"log: Home Assistant stopped in {time.monotonic() - t:.1f} s (status {self.hass.returncode})")
         try:
-            with open(path, encoding="utf-8", errors="replace") as f:
-                lines = f.read().splitlines()
+            with open(path, "rb") as f:
+                data = f.read()
         except OSError as e:
             return fail(f"log: {e}")
+        lines, offset = [], 0
+        for raw in data.splitlines(keepends=True):   # each line with the scenario it was written in
+            during = [name for name, size in self.marks if size <= offset][-1:] or ["start"]
+            lines.append((raw.decode("utf-8", "replace").rstrip("\n"), during[0]))
+            offset += len(raw)
         records, current = [], None
         head = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+ (\w+) \(([^)]*)\) \[([^\]]+)\] (.*)$")
-        for line in lines:
+        for line, during in lines:
             m = head.match(line)
             if m:
-                current = {"level": m.group(1), "logger": m.group(3), "text": line}
+                current = {"level": m.group(1), "logger": m.group(3), "text": line, "during": during}
                 records.append(current)
             elif current:
                 current["text"] += "\n" + line
@@ -658,9 +674,10 @@ class Live:
                           r"|helpers\.(template|entity|entity_platform|entity_registry|device_registry))")
         bad = [r for r in records if r["level"] in ("WARNING", "ERROR", "CRITICAL")]
         mine = [r for r in bad if ours.match(r["logger"]) or re.search(r"altbeacond|ha-live|ha_live", r["text"])]
-        if mine:   # one failure, each distinct first line once (a burst repeats itself)
-            firsts = list(dict.fromkeys(re.sub(r"^\S+ \S+ ", "", r["text"].splitlines()[0])[:300] for r in mine))
-            fail(f"log: {len(mine)} ERROR/WARNING records from our entities ({len(firsts)} distinct):\n    "
+        for during in dict.fromkeys(r["during"] for r in mine):   # one failure per scenario, each line once
+            these = [r for r in mine if r["during"] == during]
+            firsts = list(dict.fromkeys(re.sub(r"^\S+ \S+ ", "", r["text"].splitlines()[0])[:300] for r in these))
+            fail(f"log: {len(these)} ERROR/WARNING records from our entities during '{during}' ({len(firsts)} distinct):\n    "
                  + "\n    ".join(firsts[:12]) + ("\n    ..." if len(firsts) > 12 else ""))
         for r in bad:
             if r not in mine:
@@ -695,6 +712,7 @@ def main():
         live.start_broker()
         for name in SCENARIOS:
             if name in chosen or name == "start":
+                live.marks.append((name, live.log_size()))
                 getattr(live, "scenario_" + name)()
     except Exception as e:  # a step that cannot go on: said, the rest skipped
         fail(f"stopped: {type(e).__name__}: {e}")
