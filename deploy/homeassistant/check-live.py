@@ -29,18 +29,21 @@ Scenarios (in this order; each needs the ones before it):
            shows the text "None"
   control  Power set to -40 through HA's number.set_value service: a request file
            `set power -40` appears in <status dir>/requests/; the daemon's answer (a status file
-           with power -40 and the change applied) shows in HA as Power -40 and Last change
-  killed   the status file left by a dead pid (a SIGKILL, a crash, a power cut): Health unknown,
-           On air not `on`, Phase `unknown` (or `stopped`), every other value `unknown` (the UUID
-           text entity: empty or unavailable: HA 2024.1's MQTT text takes any payload as its text,
-           so it cannot be unknown), never its last value, never "None"
-  stale    the status file of a live pid not rewritten for 200 s (a hung daemon): as killed
+           with power -40 and the change applied) shows in HA as Power -40 and Last change (and
+           as the Change event, where there is one)
+  killed   the status file left by a dead pid (a SIGKILL, a crash, a power cut): Health
+           `unknown` or `not-running`, On air not `on`, Phase `unknown` (or `stopped`), every
+           other value `unknown` (the UUID text entity: also empty or unavailable, as HA 2024.1's
+           MQTT text takes any payload as its text), never its last value, never "None"; buttons
+           and events (the time of the last press or event) aside
+  stale    the status file of a live pid not rewritten for 200 s (a hung daemon): as killed, Health
+           `unknown` or `stale`
   gone     no status file (the daemon stopped cleanly): as killed
   restart  the monitor restarted while there is no status file: every local-beacon entity removed
            from HA (its discovery emptied)
-  log      home-assistant.log over the whole run, HA's stop included: no ERROR or WARNING line from our entities
-           (the mqtt integration, templates, entity/sensor/number/switch/text code, or naming
-           altbeacond or our topics); other WARNING lines are listed, not failed
+  log      home-assistant.log over the whole run, HA's stop included: no ERROR or WARNING line
+           from our entities (the mqtt integration, templates, entity/sensor/number/switch/text
+           code, or naming altbeacond or our node); other WARNING lines are listed, not failed
 
 Not covered here (they need observer monitors, which scan with Bluetooth; this host has none):
   removed  a beacon removed from monitor.toml, the node renamed: its device gone from HA
@@ -191,7 +194,7 @@ def alive_status(now, pid):
         "health": "on-air", "exit": 0, "state": "advertising",
         "summary": "advertising altbeacon, ibeacon every 100 ms on hci0",
         "adapter": "hci0", "beacon": "2f234454-cf6d-4a0f-adf2-f4911ba9ffa6 1 2", "mode": "extended",
-        "interval_ms": 100,
+        "interval_ms": 100, "configured_interval_ms": 100,
         "frames": [{"frame": "altbeacon", "on_air": True}, {"frame": "ibeacon", "on_air": True}],
         "fault": None, "escalation": "none", "ladder_failures": 0,
         "rearms": {"reset": 2, "down": 1, "disabled": 0, "overwritten": 0, "rfkill": 0, "removed": 0, "hung": 0,
@@ -273,7 +276,7 @@ def expected_alive(s):
         "phase": s["state"],
         "fault": s["fault"] or "none",
         "rearms": str(sum(s["rearms"].values())),
-        "frames": ", ".join(on),
+        "frames": ", ".join(on) or "none",
         "adapter": s["adapter"],
         "interval": str(s["interval_ms"]),
         "config_refused": onoff(s["config_refused"]),
@@ -284,7 +287,7 @@ def expected_alive(s):
         "major": str(s["major"]),
         "minor": str(s["minor"]),
         "power": NumberIs(s["power"]),
-        "interval_ms": str(s["interval_ms"]),
+        "interval_ms": str(s.get("configured_interval_ms", s["interval_ms"])),
         "advertising": onoff(s["advertising"]),
         "altbeacon": onoff("altbeacon" in configured),
         "ibeacon": onoff("ibeacon" in configured),
@@ -294,17 +297,20 @@ def expected_alive(s):
         "last_change": last,
         "identify": SKIP,
         "restart": SKIP,
+        # the Change event entity (ha-entities): the last change's outcome, once there was one
+        "change": EventIs(change["outcome"], change["request"]) if change else SKIP,
     }
 
 
-def expected_not_running(entities):
-    """The daemon not running (pid dead, file stale, file gone): no beacon value but health's."""
+def expected_not_running(entities, why="not-running"):
+    """The daemon not running (pid dead, file stale, file gone): no beacon value but health's,
+    which is HA's unknown or says why (`why`: not-running, stale)."""
     out = {}
     for obj, e in entities.items():
-        if e["component"] == "button":
+        if e["component"] in ("button", "event"):   # a press's or an event's time: history, not a value
             out[obj] = SKIP
         elif obj == "health":
-            out[obj] = "unknown"
+            out[obj] = OneOf("unknown", why)
         elif obj == "on_air":
             out[obj] = OneOf("off", "unknown")
         elif obj == "phase":
@@ -316,8 +322,29 @@ def expected_not_running(entities):
     return out
 
 
+class EventIs:
+    """An event entity whose last event is of this type, for this request (its attributes).
+    Optional: checked where the monitor announces one."""
+    whole = True
+    optional = True
+
+    def __init__(self, event_type, request):
+        self.event_type, self.request = event_type, request
+
+    def __call__(self, state):
+        a = (state or {}).get("attributes", {})
+        return a.get("event_type") == self.event_type and a.get("request") == self.request
+
+    def __repr__(self):
+        return f"the event {self.event_type!r} of {self.request!r}"
+
+
 def matches(expect, state):
-    return expect(state) if callable(expect) else state == expect
+    """state: the entity's state object from /api/states (or None)."""
+    if getattr(expect, "whole", False):
+        return expect(state)
+    text = (state or {}).get("state")
+    return expect(text) if callable(expect) else text == expect
 
 
 class Live:
@@ -509,11 +536,12 @@ class Live:
         """Waits until every entity shows its expected state; then says each that does not."""
         missing = sorted(set(self.entities) - set(expected))
         for obj in missing:   # an entity this script does not know yet: judged generically
-            expected[obj] = (lambda s: s not in ("unknown", "unavailable", "None")) if scenario == "start" else SKIP
+            generic = self.entities[obj]["component"] not in ("button", "event") and scenario == "start"
+            expected[obj] = (lambda s: s not in ("unknown", "unavailable", "None")) if generic else SKIP
             notes.append(f"{scenario}: no expectation for the entity '{obj}' ({self.entities[obj]['entity_id']}): "
                          "add one to expected_alive()")
         for obj in sorted(set(expected) - set(self.entities)):
-            if expected[obj] is not SKIP:
+            if expected[obj] is not SKIP and not getattr(expected[obj], "optional", False):
                 fail(f"{scenario}: no entity '{obj}' in HA (expected {expected[obj]!r})")
 
         def probe():
@@ -521,11 +549,11 @@ class Live:
             wrong = []
             for obj, e in sorted(self.entities.items()):
                 want = expected.get(obj, SKIP)
-                got = states.get(e["entity_id"], {}).get("state")
-                if got == "None":
-                    wrong.append((obj, e["entity_id"], want, got))
-                elif want is not SKIP and not matches(want, got):
-                    wrong.append((obj, e["entity_id"], want, got))
+                state = states.get(e["entity_id"])
+                got = (state or {}).get("state")
+                if got == "None" or (want is not SKIP and not matches(want, state)):
+                    shown = got if not getattr(want, "whole", False) else {"state": got, **(state or {}).get("attributes", {})}
+                    wrong.append((obj, e["entity_id"], want, shown))
             return not wrong, (wrong, states)
 
         t = time.monotonic()
@@ -610,7 +638,7 @@ class Live:
     def scenario_stale(self):
         now = int(time.time())
         write_status(self.run_dir, dict(self.last_alive, updated=now - 200))
-        self.check_states("stale", expected_not_running(self.entities))
+        self.check_states("stale", expected_not_running(self.entities, why="stale"))
 
     def scenario_gone(self):
         write_status(self.run_dir, dict(self.last_alive, updated=int(time.time())))
