@@ -53,7 +53,7 @@ final class MonitorHomeAssistantTimelineTests: XCTestCase {
                 switch a {
                 case .publish(let p): out.append(Message(ms: ms, topic: p.topic, payload: String(decoding: p.payload, as: UTF8.self), retain: p.retain))
                 case .scheduleRefresh(let after): nextRefreshMs = ms + after
-                case .subscribe, .cannotPublish: break
+                case .subscribe, .cannotPublish, .remember: break
                 }
             }
         }
