@@ -39,7 +39,9 @@ mosquitto_sub -u mon -P s3cret -v -t 'altbeacond/#' -t 'homeassistant/#' >/tmp/m
 # left them: cleared at connect
 mosquitto_pub -u mon -P s3cret -r -t homeassistant/binary_sensor/altbeacond_testnode_b/connectivity/config -m '{"name":"old"}'
 mosquitto_pub -u mon -P s3cret -r -t homeassistant/binary_sensor/altbeacond__testnode__b/connectivity/config -m '{"name":"old"}'
-rm -f /var/lib/altbeacond/monitor-announced*
+# the monitor's state directory (systemd's StateDirectory= passes it so): what it announced
+STATE=/tmp/monitor-state
+rm -rf "$STATE" && mkdir -p "$STATE"
 
 # Beacon A on hci0 (with its own text file), beacon B on hci2 (its own runtime directory).
 tbd_config "[metrics]" "textfile = \"$TF/altbeacond.prom\""
@@ -78,7 +80,7 @@ TOML
 [ "$rc" = 78 ] && grep -q "the MQTT password file /tmp/mqtt-password is open to every user (mode 0644): refused (chmod o-rwx /tmp/mqtt-password)" /tmp/monitor.log \
   || { cat /tmp/monitor.log; tb_fail "a world-readable password file: exit $rc"; }
 chmod 0600 /tmp/mqtt-password
-"$ALTBEACOND_BIN" monitor --config /tmp/monitor.toml >/tmp/monitor.log 2>&1 </dev/null &
+STATE_DIRECTORY=$STATE "$ALTBEACOND_BIN" monitor --config /tmp/monitor.toml >/tmp/monitor.log 2>&1 </dev/null &
 MON=$!
 mlog() { cat /tmp/monitor.log; }
 wait_mlog() {  # PATTERN COUNT TIMEOUT_S: until the monitor's log has COUNT lines matching PATTERN
@@ -161,8 +163,8 @@ wait_mlog "monitor config edit refused, keeping the running one: /tmp/monitor.to
 touch /tmp/monitor.toml; _tb_sleep 1
 [ "$(grep -c "monitor config edit refused" /tmp/monitor.log)" = 1 ] || { mlog; tb_fail "a refused edit said more than once"; }
 # b removed (a save by rename), then the node renamed.
-announced=$(ls /var/lib/altbeacond/monitor-announced-* 2>/dev/null)
-[ -n "$announced" ] && grep -qx altbeacond/testnode/beacons/b "$announced" || { ls -l /var/lib/altbeacond; tb_fail "what was announced is not kept in the state directory"; }
+announced=$(ls "$STATE"/monitor-announced-* 2>/dev/null)
+[ -n "$announced" ] && grep -qx altbeacond/testnode/beacons/b "$announced" || { ls -l "$STATE"; mlog; tb_fail "what was announced is not kept in the state directory"; }
 sed '/^\[expect.b\]/,/^minor = 4$/d' /tmp/monitor.good >/tmp/monitor.new && mv /tmp/monitor.new /tmp/monitor.toml
 wait_mlog "monitor config accepted again" 1 5 && wait_mlog "monitor config applied: /tmp/monitor.toml: node testnode; expecting a;" 1 5 || { mlog; tb_fail "b's removal not applied"; }
 for ((i = 0; i < 30; i++)); do [ -z "$(retained homeassistant/binary_sensor/altbeacond__testnode__altbeacon__2f234454-cf6d-4a0f-adf2-f4911ba9ffa6__3__4/connectivity/config)" ] && break; _tb_sleep 0.1; done
