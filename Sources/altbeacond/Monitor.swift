@@ -64,6 +64,8 @@ func monitorCommand(configPath: String, once: Bool, timeoutSeconds: UInt32?) -> 
     let log = Logger()
     let node = config.node(hostname: hostName())
     var outputs: [MonitorOutput] = []
+    var mqttOutput: MonitorMQTTOutput?
+    var metricsOutput: MonitorMetricsOutput?
     if !once {
         if scans {
             log.info("altbeacond \(version) monitor on \(config.adapter) as node \(node): expecting \(config.expectations.map(\.name).joined(separator: ", ")); silent after \(config.silentAfterS) s")
@@ -71,12 +73,19 @@ func monitorCommand(configPath: String, once: Bool, timeoutSeconds: UInt32?) -> 
             log.info("altbeacond \(version) monitor as node \(node): no [expect] tables, so no scan; publishing this machine's beacon daemon only")
         }
         outputs = [MonitorLogOutput(log: log), MonitorSystemdOutput(notifier: SystemdNotifier(), loop: loop, scans: scans)]
+        // What was announced, remembered in the state directory (issue 38), as the beacon
+        // daemon's last good config: the unit's StateDirectory=, else /var/lib/altbeacond.
+        let announced = StateFile(directory: LastGoodConfig.directory(environment: environment("STATE_DIRECTORY")),
+                                  name: MonitorAnnounced.fileName(configPath: configPath))
         let mqtt = config.mqtt.map { MonitorMQTTOutput(settings: $0, node: node, config: config, healthPath: defaultStatusPath(), version: version,
-                                                       loop: loop, log: log) }
+                                                       announced: announced, loop: loop, log: log) }
+        mqttOutput = mqtt
         if let path = config.metrics.textfile {
             let figures: (() -> MonitorMQTTFigures?)? = mqtt.map { m in { [weak m] in m?.figures } }
-            outputs.append(MonitorMetricsOutput(path: path, version: version, node: node, startWall: wallClockSeconds(), loop: loop, log: log,
-                                                mqtt: figures))
+            let m = MonitorMetricsOutput(path: path, version: version, node: node, startWall: wallClockSeconds(), loop: loop, log: log,
+                                         mqtt: figures)
+            metricsOutput = m
+            outputs.append(m)
         }
         if let mqtt { outputs.append(mqtt) }
     }
@@ -84,10 +93,17 @@ func monitorCommand(configPath: String, once: Bool, timeoutSeconds: UInt32?) -> 
         // Only called with expectations, when the control socket is open.
         Scanner.monitorScan(control: control!, index: config.adapterIndex, loop: loop, log: log, coalesceMs: monitorBatchMs, events: events)
     }
+    // monitor.toml edits apply without a restart (issue 38): SIGHUP, or the file's inotify watch.
+    let reloader = MonitorReloader(configPath: configPath, config: config, session: session, mqtt: mqttOutput, metrics: metricsOutput,
+                                   loop: loop, log: log)
+    if !once { reloader.watch() }
     loop.watch(signals.fd) {
         for s in signals.read() {
             if s == SIGINT || s == SIGTERM { session.stop() }
-            if s == SIGHUP { log.notice("SIGHUP: the monitor reads \(configPath) at start only; restart it to apply an edit") }
+            if s == SIGHUP && !once {
+                log.notice("SIGHUP: reading \(configPath) again")
+                reloader.reload()
+            }
         }
     }
     if let control {

@@ -26,7 +26,7 @@ final class MonitorDiscoveryTests: XCTestCase {
         }
     }
 
-    func testTheObserverIsADeviceAndEveryViaDeviceNamesIt() throws {
+    func testTheObserverIsADeviceAndNoExpectedBeaconIsViaIt() throws {
         let observer = MonitorExport.observerDiscovery(node: "hall.pi", prefix: "homeassistant")
         XCTAssertEqual(observer.map(\.topic), [
             "homeassistant/binary_sensor/altbeacond__hall_2epi/monitor/config",
@@ -52,10 +52,49 @@ final class MonitorDiscoveryTests: XCTestCase {
         XCTAssertEqual(adverts["state_topic"]?.string, "altbeacond/hall.pi/observer")
         XCTAssertEqual(adverts["expire_after"]?.integer, Int64(MonitorExport.expireAfterS))
 
+        // Issue 38: a beacon is one device however many monitors hear it; none of them is its way in.
         for (_, payload) in MonitorExport.discovery(lobby, node: "hall.pi", prefix: "homeassistant") {
+            let v = try XCTUnwrap(JSONValue.parse(Array(payload.utf8)))
+            XCTAssertNil(v["device"]?["via_device"])
+        }
+        // The local beacon daemon reaches HA through this monitor alone: its via_device is the observer.
+        for (_, payload) in MonitorExport.localBeaconDiscovery(node: "hall.pi", prefix: "homeassistant", announce: true) {
             let v = try XCTUnwrap(JSONValue.parse(Array(payload.utf8)))
             XCTAssertTrue(identifiers[0].arrayContains(try XCTUnwrap(v["device"]?["via_device"])))
         }
+    }
+
+    /// Issue 38: two monitors expecting one beacon (under different names) make one device, each
+    /// with entities of its own (unique IDs and topics apart, names saying the node); the frame
+    /// identity is injective; the local beacon's device carries its frames' identities.
+    func testTwoMonitorsOneBeaconOneDevice() throws {
+        let entrance = lobby.with(name: "entrance")
+        let a = MonitorExport.discovery(lobby, node: "hall", prefix: "homeassistant")
+        let b = MonitorExport.discovery(entrance, node: "attic", prefix: "homeassistant")
+        func field(_ pairs: [(topic: String, payload: String)], _ f: (JSONValue) -> JSONValue?) -> [JSONValue] {
+            pairs.compactMap { JSONValue.parse(Array($0.payload.utf8)).flatMap(f) }
+        }
+        let devices = Set((field(a) { $0["device"]?["identifiers"] } + field(b) { $0["device"]?["identifiers"] }).map { "\($0)" })
+        XCTAssertEqual(devices.count, 1, "\(devices)")
+        let unique = field(a) { $0["unique_id"] } + field(b) { $0["unique_id"] }
+        XCTAssertEqual(Set(unique.map { "\($0)" }).count, 10)
+        XCTAssertEqual(Set((a + b).map(\.topic)).count, 10)
+        XCTAssertEqual(field(b) { $0["name"] }.first?.string, "Heard by attic")
+        XCTAssertEqual(field(b) { $0["state_topic"] }.first?.string, "altbeacond/attic/beacons/entrance")
+
+        XCTAssertEqual(MonitorExport.beaconDeviceID(lobby), "altbeacond_frame__altbeacon__2f234454-cf6d-4a0f-adf2-f4911ba9ffa6__1__2")
+        XCTAssertNotEqual(MonitorExport.beaconDeviceID(type: "ibeacon", ids: ["a_b", "c"]), MonitorExport.beaconDeviceID(type: "ibeacon", ids: ["a", "b_c"]))
+        XCTAssertNotEqual(MonitorExport.beaconDeviceID(type: "altbeacon", ids: ["u", "1", "2"]), MonitorExport.beaconDeviceID(type: "ibeacon", ids: ["u", "1", "2"]))
+
+        let status = JSONValue.parse(Array(#"{"frames":[{"frame":"altbeacon"},{"frame":"ibeacon"},{"frame":"eddystone-tlm"}],"uuid":"2F234454-CF6D-4A0F-ADF2-F4911BA9FFA6","major":1,"minor":2}"#.utf8))
+        let ids = MonitorExport.localBeaconFrameIDs(status)
+        XCTAssertEqual(ids, [MonitorExport.beaconDeviceID(lobby), "altbeacond_frame__ibeacon__2f234454-cf6d-4a0f-adf2-f4911ba9ffa6__1__2"],
+                       "the AltBeacon a monitor elsewhere expects is this very device")
+        let local = MonitorExport.localBeaconDiscovery(node: "hall", prefix: "homeassistant", announce: true, frameIDs: ids)
+        let v = try XCTUnwrap(JSONValue.parse(Array(local[0].payload.utf8)))
+        XCTAssertEqual(v["device"]?["identifiers"], .array([.string("altbeacond_beacon__hall")] + ids.map { .string($0) }))
+        XCTAssertEqual(v["device"]?["manufacturer"]?.string, "altbeacond", "ours, labelled ours")
+        XCTAssertEqual(MonitorExport.localBeaconFrameIDs(JSONValue.parse(Array(#"{"frames":[{"frame":"eddystone-uid"}],"uuid":"x","major":1,"minor":2}"#.utf8))), [])
     }
 
     func testLegacyTopicsAreTheOldScheme() {

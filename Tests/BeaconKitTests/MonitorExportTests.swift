@@ -154,14 +154,15 @@ final class MonitorExportTests: XCTestCase {
     }
 
     func testHomeAssistantDiscovery() throws {
+        let ID = "altbeacond__hall_2epi__altbeacon__2f234454-cf6d-4a0f-adf2-f4911ba9ffa6__1__2"
         let pairs = MonitorExport.discovery(lobby, node: "hall.pi", prefix: "homeassistant")
         XCTAssertEqual(pairs.map(\.topic), [
-            "homeassistant/binary_sensor/altbeacond__hall_2epi__lobby/connectivity/config",
-            "homeassistant/sensor/altbeacond__hall_2epi__lobby/rssi/config",
-            "homeassistant/sensor/altbeacond__hall_2epi__lobby/temperature/config",
-            "homeassistant/sensor/altbeacond__hall_2epi__lobby/battery/config",
-            "homeassistant/sensor/altbeacond__hall_2epi__lobby/uptime/config",
-        ], "HA allows only [A-Za-z0-9_-] in the node ID: the node's '.' is escaped")
+            "homeassistant/binary_sensor/altbeacond__hall_2epi__altbeacon__2f234454-cf6d-4a0f-adf2-f4911ba9ffa6__1__2/connectivity/config",
+            "homeassistant/sensor/altbeacond__hall_2epi__altbeacon__2f234454-cf6d-4a0f-adf2-f4911ba9ffa6__1__2/rssi/config",
+            "homeassistant/sensor/altbeacond__hall_2epi__altbeacon__2f234454-cf6d-4a0f-adf2-f4911ba9ffa6__1__2/temperature/config",
+            "homeassistant/sensor/altbeacond__hall_2epi__altbeacon__2f234454-cf6d-4a0f-adf2-f4911ba9ffa6__1__2/battery/config",
+            "homeassistant/sensor/altbeacond__hall_2epi__altbeacon__2f234454-cf6d-4a0f-adf2-f4911ba9ffa6__1__2/uptime/config",
+        ], "HA allows only [A-Za-z0-9_-] in the node ID: the node's '.' is escaped; the beacon by its identity, not its name")
         var uniqueIDs: [String] = []
         for (topic, payload) in pairs {
             let v = try XCTUnwrap(JSONValue.parse(Array(payload.utf8)), payload)
@@ -173,10 +174,12 @@ final class MonitorExportTests: XCTestCase {
             XCTAssertEqual(v["availability_topic"]?.string, "altbeacond/hall.pi/status")
             XCTAssertEqual(v["payload_available"]?.string, "online")
             XCTAssertEqual(v["payload_not_available"]?.string, "offline")
-            XCTAssertEqual(v["device"]?["identifiers"], .array([.string("altbeacond__hall_2epi__lobby")]))
+            XCTAssertEqual(v["device"]?["identifiers"], .array([.string("altbeacond_frame__altbeacon__2f234454-cf6d-4a0f-adf2-f4911ba9ffa6__1__2")]),
+                           "one device per beacon, whichever monitor hears it (issue 38)")
             XCTAssertEqual(v["device"]?["name"]?.string, "lobby")
-            XCTAssertEqual(v["device"]?["model"]?.string, "altbeacond monitor")
-            XCTAssertEqual(v["device"]?["via_device"]?.string, "altbeacond__hall_2epi")
+            XCTAssertEqual(v["device"]?["model"]?.string, "AltBeacon", "what it is, not altbeacond")
+            XCTAssertNil(v["device"]?["manufacturer"], "who made it is not on air")
+            XCTAssertNil(v["device"]?["via_device"], "no one monitor is its way in")
             uniqueIDs.append(try XCTUnwrap(v["unique_id"]?.string))
             if topic.contains("/sensor/") {
                 XCTAssertEqual(v["state_class"]?.string, topic.contains("/uptime/") ? "total_increasing" : "measurement",
@@ -184,7 +187,9 @@ final class MonitorExportTests: XCTestCase {
                 XCTAssertNotNil(v["unit_of_measurement"], topic)
             }
         }
-        XCTAssertEqual(uniqueIDs, ["connectivity", "rssi", "temperature", "battery", "uptime"].map { "altbeacond__hall_2epi__lobby__" + $0 })
+        XCTAssertEqual(uniqueIDs, ["connectivity", "rssi", "temperature", "battery", "uptime"].map { "\(ID)__" + $0 })
+        XCTAssertEqual(pairs.compactMap { JSONValue.parse(Array($0.payload.utf8))?["name"]?.string },
+                       ["Heard by hall.pi", "hall.pi RSSI", "Temperature via hall.pi", "Battery voltage via hall.pi", "Uptime via hall.pi"])
 
         let c = try XCTUnwrap(JSONValue.parse(Array(pairs[0].payload.utf8)))
         XCTAssertEqual(c["device_class"]?.string, "connectivity")
@@ -211,7 +216,9 @@ final class MonitorExportTests: XCTestCase {
         XCTAssertEqual(uptime["unit_of_measurement"]?.string, "s")
 
         let other = MonitorExport.discovery(hall, node: "n", prefix: "ha/x")
-        XCTAssertEqual(other.first?.topic, "ha/x/binary_sensor/altbeacond__n__hall/connectivity/config")
+        XCTAssertEqual(other.first?.topic, "ha/x/binary_sensor/altbeacond__n__eddystone-uid__edd1ebeac04e5defa017__0123456789ab/connectivity/config")
+        let d = try XCTUnwrap(JSONValue.parse(Array((other.first?.payload ?? "").utf8)))
+        XCTAssertEqual(d["device"]?["model"]?.string, "Google Eddystone-UID")
     }
 
     func testOnceTable() {

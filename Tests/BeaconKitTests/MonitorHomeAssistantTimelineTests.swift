@@ -8,7 +8,9 @@ import XCTest
 /// the monitor runs, then the monitor killed. Meanwhile the local beacon daemon refuses the
 /// same change twice (`changeTimesS`, two events) and is SIGKILLed at `daemonKilledAtMs` (its
 /// status file left, its pid dead: every value unknown). A second node (`removal`) has had a
-/// beacon daemon that is gone when a later monitor starts: its entities are removed. Home Assistant's rules checked here in brief;
+/// beacon daemon that is gone when a later monitor starts: its entities are removed. Node porch
+/// has a beacon removed from its config and is then renamed (`ghosts`: issue 38, cleared from the
+/// broker); east and west expect one beacon (one device). Home Assistant's rules checked here in brief;
 /// with `ALTBEACOND_HA_TRACE=FILE` the messages are also written there, one JSON object a line
 /// (`t` in seconds, `topic`, `payload`, `retain`), for deploy/homeassistant/check-discovery.py,
 /// which replays them through Home Assistant's own schemas, templates and expiry.
@@ -53,7 +55,7 @@ final class MonitorHomeAssistantTimelineTests: XCTestCase {
                 switch a {
                 case .publish(let p): out.append(Message(ms: ms, topic: p.topic, payload: String(decoding: p.payload, as: UTF8.self), retain: p.retain))
                 case .scheduleRefresh(let after): nextRefreshMs = ms + after
-                case .subscribe, .cannotPublish: break
+                case .subscribe, .cannotPublish, .remember: break
                 }
             }
         }
@@ -73,7 +75,76 @@ final class MonitorHomeAssistantTimelineTests: XCTestCase {
             if let r = nextRefreshMs, ms >= r { perform(publisher.refresh(status(), health: localHealth(atMs: ms), nowMs: ms), ms) }
         }
         out.append(Message(ms: willAtMs, topic: "altbeacond/hall.pi/status", payload: "offline", retain: true))
-        return out + removal()
+        return out + removal() + ghosts() + twoMonitors()
+    }
+
+    /// Issue 38, no ghosts: node "porch" expects lobby and hall; monitor.toml is edited while it
+    /// runs (hall removed: `reconfigured`, a new burst), then the node renamed "veranda" (its
+    /// `offline`, a new session under the new name); each burst clears what the configuration
+    /// no longer publishes, discovery at once and state topics at the next refresh. Then the
+    /// monitor restarts, remembering what it announced (`MonitorAnnounced`): nothing more to clear.
+    static let ghostsStartMs: Int64 = 20_000
+    static let hallRemovedAtMs: Int64 = 100_000
+    static let renamedAtMs: Int64 = 200_000
+    static let ghostsEndMs: Int64 = 400_000
+    static let hallBeacon = Expectation(name: "hall", frame: AltBeaconFrame(BeaconIdentity(uuid: studyGuideUUID, major: 7, minor: 8)))
+
+    static func ghosts() -> [Message] {
+        var out: [Message] = []
+        var next: Int64 = 0
+        func perform(_ actions: [MonitorPublisher.Action], _ ms: Int64) {
+            for a in actions {
+                if case .publish(let p) = a {
+                    out.append(Message(ms: ms, topic: p.topic, payload: String(decoding: p.payload, as: UTF8.self), retain: p.retain))
+                }
+                if case .scheduleRefresh(let after) = a { next = ms + after }
+            }
+        }
+        let lobby = Expectation(name: "lobby", frame: AltBeaconFrame(BeaconIdentity(uuid: studyGuideUUID, major: 1, minor: 2)))
+        var tracker = BeaconTracker(expectations: [lobby, hallBeacon], silentAfterMs: 30_000, startMs: 0)
+        func status() -> MonitorStatus { MonitorStatus(adapter: "hci0", tracker: tracker, scanning: true, scanProblem: nil) }
+        var p = MonitorPublisher(node: "porch", discoveryPrefix: "homeassistant", expectations: [lobby, hallBeacon], version: "0.1.0")
+        perform(p.connected(status(), health: nil, nowMs: ghostsStartMs), ghostsStartMs)
+        var ms = ghostsStartMs
+        while ms < ghostsEndMs {
+            ms += 1000
+            if ms == hallRemovedAtMs {
+                tracker = tracker.reconfigured(expectations: [lobby], silentAfterMs: 30_000, nowMs: ms)
+                p = p.reconfigured(node: "porch", discoveryPrefix: "homeassistant", expectations: [lobby], control: .off)
+                perform(p.connected(status(), health: nil, nowMs: ms), ms)
+            } else if ms == renamedAtMs {
+                perform(p.stopping(), ms)
+                p = p.reconfigured(node: "veranda", discoveryPrefix: "homeassistant", expectations: [lobby], control: .off)
+                perform(p.connected(status(), health: nil, nowMs: ms + 500), ms + 500)
+            } else if ms == renamedAtMs + 100_000 {
+                // A restart: what was announced, as the file keeps it.
+                p = MonitorPublisher(node: "veranda", discoveryPrefix: "homeassistant", expectations: [lobby], version: "0.1.0",
+                                     announced: p.announced.sorted())
+                perform(p.connected(status(), health: nil, nowMs: ms), ms)
+            } else if ms >= next {
+                perform(p.refresh(status(), health: nil, nowMs: ms), ms)
+            }
+        }
+        out.append(Message(ms: ghostsEndMs, topic: "altbeacond/veranda/status", payload: "offline", retain: true))
+        return out
+    }
+
+    /// Issue 38, one device per beacon: monitors "east" and "west" expect the same frame (under
+    /// the names "lobby" and "entrance"), which is also the AltBeacon of hall.pi's own beacon.
+    static func twoMonitors() -> [Message] {
+        var out: [Message] = []
+        let lobby = Expectation(name: "lobby", frame: AltBeaconFrame(BeaconIdentity(uuid: studyGuideUUID, major: 1, minor: 2)))
+        for (node, name, atMs) in [("east", "lobby", Int64(10_000)), ("west", "entrance", Int64(12_000))] {
+            let e = Expectation(name: name, type: lobby.type, fields: lobby.fields)
+            let tracker = BeaconTracker(expectations: [e], silentAfterMs: 30_000, startMs: 0)
+            var p = MonitorPublisher(node: node, discoveryPrefix: "homeassistant", expectations: [e], version: "0.1.0")
+            let status = MonitorStatus(adapter: "hci0", tracker: tracker, scanning: true, scanProblem: nil)
+            for case .publish(let m) in p.connected(status, health: nil, nowMs: atMs) {
+                out.append(Message(ms: atMs, topic: m.topic, payload: String(decoding: m.payload, as: UTF8.self), retain: m.retain))
+            }
+            out.append(Message(ms: 100_000, topic: "altbeacond/\(node)/status", payload: "offline", retain: true))
+        }
+        return out
     }
 
     /// Node "attic": a monitor whose beacon daemon runs announces the local beacon, and is
@@ -146,6 +217,16 @@ final class MonitorHomeAssistantTimelineTests: XCTestCase {
         let removed = try XCTUnwrap(attic.last { $0.payload.isEmpty }?.ms)
         let cleared = try XCTUnwrap(messages.first { $0.topic == "altbeacond/attic/beacon" && $0.payload.isEmpty }?.ms)
         XCTAssertGreaterThan(cleared, removed)
+        // Node porch: hall removed, then the node renamed; at the end nothing of either retained.
+        var retained: [String: String] = [:]
+        for m in messages where m.retain { retained[m.topic] = m.payload.isEmpty ? nil : m.payload }
+        let ghosts = retained.keys.filter { $0.contains("porch") || $0.contains("__7__8") || $0.hasSuffix("/beacons/hall") }
+        XCTAssertEqual(ghosts.sorted(), [], "what is no longer configured is cleared from the broker")
+        XCTAssertNotNil(retained["altbeacond/veranda/beacons/lobby"])
+        // East and west: one device, entities of their own.
+        let devices = Set(messages.filter { $0.topic.hasPrefix("homeassistant/") && ($0.topic.contains("__east__") || $0.topic.contains("__west__")) }
+            .compactMap { JSONValue.parse(Array($0.payload.utf8))?["device"]?["identifiers"] }.map { "\($0)" })
+        XCTAssertEqual(devices.count, 1, "\(devices)")
         if let path = getenv("ALTBEACOND_HA_TRACE").map({ String(cString: $0) }) {
             var text = ""
             for m in messages {

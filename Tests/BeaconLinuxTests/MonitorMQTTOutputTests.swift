@@ -119,4 +119,31 @@ final class MonitorMQTTOutputTests: XCTestCase, MonitorStatusSource {
         XCTAssertEqual(lines.all.filter { $0.contains("MQTT: connected to") }.count, 2, "said again after a good session: \(lines.all.joined())")
         close(fd)
     }
+
+    /// Issue 38: what was announced is kept in the state directory (atomically, when it
+    /// changes); a renamed node (monitor.toml edited) is a new session under the new name, at
+    /// once, and the file then names the new node's topics.
+    func testARenamedNodeIsANewSessionAndWhatWasAnnouncedIsKept() throws {
+        let loop = EventLoop(clock: LoopClock(virtualStartingAt: 0))
+        let dir = "/tmp/altbeacond-test-announced-\(getpid())"
+        let file = StateFile(directory: dir, name: MonitorAnnounced.fileName)
+        unlink(file.path); rmdir(dir)
+        defer { unlink(file.path); rmdir(dir) }
+        let lines = lines
+        let settings = MQTTSettings(host: "127.0.0.1", port: port)
+        let out = MonitorMQTTOutput(settings: settings, node: "old", config: MonitorConfig(expectations: []),
+                                    healthPath: "/nonexistent/altbeacond-test/status", announced: file, loop: loop,
+                                    log: Logger(journal: false, threshold: .info, sink: { lines.all.append($0) }))
+        out.start(self)
+        XCTAssertTrue(run(loop) { connectionWaiting })
+        let first = acceptSession(loop, out)
+        func kept() -> [String] { ((try? file.read()) ?? nil).map(MonitorAnnounced.parse) ?? [] }
+        XCTAssertTrue(run(loop) { kept().contains("altbeacond/old/status") }, "\(kept())")
+        out.reconfigure(settings: settings, node: "new", config: MonitorConfig(expectations: []))
+        XCTAssertTrue(run(loop) { connectionWaiting }, "a new session at once, without the back-off")
+        let second = acceptSession(loop, out)
+        XCTAssertTrue(run(loop) { kept().contains("altbeacond/new/status") }, "\(kept())")
+        XCTAssertEqual(lines.all.filter { $0.contains("[mqtt] or the node changed: connecting again") }.count, 1, lines.all.joined())
+        close(first); close(second)
+    }
 }

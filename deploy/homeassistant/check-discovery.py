@@ -7,8 +7,9 @@ TRACE: one JSON object a line, {"t": seconds, "topic", "payload", "retain"}, as 
 MonitorHomeAssistantTimelineTests writes it (ALTBEACOND_HA_TRACE): the real MonitorPublisher over
 a scripted timeline (a beacon heard, then silent for 15 minutes, then the monitor killed and its
 will published by the broker; the local beacon daemon refusing the same change twice, then
-SIGKILLed with its status file left; and a second node, attic, whose beacon daemon is gone when a
-later monitor starts).
+SIGKILLed with its status file left; a second node, attic, whose beacon daemon is gone when a
+later monitor starts; node porch, whose beacon hall is removed from monitor.toml while it runs and
+which is then renamed veranda; and monitors east and west expecting one beacon, issue 38).
 
 1. Every discovery payload is validated by the component's DISCOVERY_SCHEMA (binary_sensor,
    sensor; text, number, switch, button and event for the local beacon's control entities,
@@ -28,7 +29,10 @@ later monitor starts).
    available until the will and `unavailable` after it; the local beacon's entities show what
    its status file says while the daemon runs, and `unknown` (but Health, On air and the SoC
    temperature) once it was killed; each refusal is one "Change" event, identical or not; the
-   attic's local beacon entities are all removed and none rendered an error. Each control
+   attic's local beacon entities are all removed and none rendered an error; porch's removed beacon
+   and, once renamed, every porch entity are removed from HA and nothing of them stays retained on
+   the broker, without an error; east and west make one device for their one beacon (the device
+   hall.pi's own beacon also names), with entities of their own. Each control
    entity's command_topic is one the monitor subscribes to (altbeacond/<node>/beacon/set/+), a
    number's command_template, rendered by HA for a fractional value, gives the whole number the
    beacon daemon takes, and the UUID's pattern takes what the config takes.
@@ -490,17 +494,74 @@ def check_metadata(configs):
             fail(f"{topic}: the device {ident} without sw_version")
 
 
+def final_retained(messages):
+    """What the broker keeps at the end: the last retained payload of each topic, empty ones gone."""
+    kept = {}
+    for m in messages:
+        if m["retain"]:
+            if m["payload"] == "":
+                kept.pop(m["topic"], None)
+            else:
+                kept[m["topic"]] = m["payload"]
+    return kept
+
+
+def check_ghosts(history, entities, removed, messages):
+    """Issue 38: node porch had beacon hall (major 7, minor 8) removed from its config while it
+    ran, then was renamed veranda: every entity of either removed from HA, nothing of them left
+    on the broker, no error in HA's log; veranda's own entities live."""
+    ok = len(failures)
+    hall = [n for n in history if "__porch__" in n and "__7__8__" in n]
+    porch = [n for n in history if n.startswith("altbeacond__porch")]
+    if not hall or not porch:
+        fail(f"node porch: no entities announced ({len(hall)} of beacon hall, {len(porch)} in all)")
+    left = [n for n in porch if n not in removed]
+    if left:
+        fail(f"node porch: {left} not removed from HA")
+    veranda = [e.name for e in entities if e.name.startswith("altbeacond__veranda")]
+    if not veranda:
+        fail("node veranda (porch renamed): no entity")
+    ghosts = [t for t in final_retained(messages) if "porch" in t or "__7__8" in t or t.endswith("/beacons/hall")]
+    if ghosts:
+        fail(f"left on the broker after the edits: {ghosts}")
+    if [f for f in failures[ok:] if "porch" in f or "veranda" in f]:
+        return
+    if len(failures) == ok:
+        print(f"node porch: beacon hall removed from its config ({len(hall)} entities) and the node renamed veranda "
+              f"({len(porch)} entities): all removed from HA and the broker, no error in HA's log; veranda has {len(veranda)}")
+
+
+def check_two_monitors(configs):
+    """Issue 38: monitors east and west expect one beacon: one device, entities of their own."""
+    ok = len(failures)
+    mine = {t: raw for t, (_, _, raw) in configs.items() if "altbeacond__east__" in t or "altbeacond__west__" in t}
+    devices = {tuple(raw["device"]["identifiers"]) for raw in mine.values()}
+    if len(devices) != 1 or len(mine) != 10:
+        fail(f"east and west: {len(mine)} entities in devices {sorted(devices)} (want 10 in one)")
+        return
+    ident = next(iter(devices))[0]
+    local = [raw for _, _, raw in configs.values() if raw["device"]["identifiers"][0].startswith("altbeacond_beacon__hall")
+             and ident in raw["device"]["identifiers"]]
+    if not local:
+        fail(f"hall.pi's own beacon (the same AltBeacon) does not carry {ident}")
+    if len(failures) == ok:
+        print(f"east and west expect one beacon: one device ({ident}), 10 entities of their own, "
+              f"the device hall.pi's own beacon is (HA merges devices sharing an identifier)")
+
+
 async def main(path):
     messages = load(path)
     configs = discovery(messages)
     hass = HomeAssistant(tempfile.mkdtemp())
     history, entities, removed = replay(messages, hass)
     node_wills = wills(messages)
-    main_node = [e for e in entities.values() if node_of(e) != "attic"]
+    main_node = [e for e in entities.values() if node_of(e) == "hall.pi"]
     will = node_wills[node_of(main_node[0])] if main_node else 0
     check(history, main_node, will)
     check_local_beacon(history, main_node, will)
     check_removal(history, removed)
+    check_ghosts(history, entities.values(), removed, messages)
+    check_two_monitors(configs)
     check_metadata(configs)
     if check_commands(configs, hass) == 0:
         fail("no control entity: the trace was made with control off")

@@ -133,6 +133,25 @@ public struct BeaconTracker: Sendable {
         byFrame = index
     }
 
+    /// The tracker of an edited monitor.toml (issue 38): `expectations` as they now are; what
+    /// was known of each beacon that is still expected (the same frame, whatever its name now)
+    /// is kept, heard or silent as before; a new one is given `silentAfterMs` from `nowMs` to be
+    /// heard, as at a start; the advert count goes on. Silence is judged with the new
+    /// `silentAfterMs` from the next `tick`.
+    public func reconfigured(expectations new: [Expectation], silentAfterMs: Int64, nowMs: Int64) -> BeaconTracker {
+        var t = BeaconTracker(expectations: new, silentAfterMs: silentAfterMs, startMs: nowMs)
+        t.advertsTotal = advertsTotal
+        for (i, e) in new.enumerated() {
+            guard let j = expectations.firstIndex(where: { $0.sameFrame(as: e) }) else { continue }
+            t.states[i] = states[j]
+            t.states[i].name = e.name
+            t.windows[i] = windows[j]
+            t.neverHeardReported[i] = neverHeardReported[j]
+            t.addressBytes[i] = addressBytes[j]
+        }
+        return t
+    }
+
     /// Type, then each identifying field's key and value, NUL-separated (none holds a NUL).
     static func frameKey(type: String, ids: [FrameField]) -> [UInt8] {
         var key = Array(type.utf8)

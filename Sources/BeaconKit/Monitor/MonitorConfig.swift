@@ -105,3 +105,32 @@ public enum MonitorConfigFile {
         parse(Array(text.utf8), path: path)
     }
 }
+
+extension MonitorConfig {
+    /// An edit of monitor.toml applied to the running monitor (issue 38): the expected beacons,
+    /// `silent_after_s`, `rescan_s`, the node and `[mqtt]` take effect at once; the adapter,
+    /// `[metrics]`, `[mqtt]` added or removed (an output to make or end) and a first `[expect]`
+    /// table on a monitor started without one (no Bluetooth socket was opened) wait for a
+    /// restart: `config` keeps the running ones, `waiting` names them.
+    public func applying(_ new: MonitorConfig) -> (config: MonitorConfig, waiting: [String]) {
+        var c = new
+        var waiting: [String] = []
+        if new.adapter != adapter {
+            waiting.append("[monitor] adapter")
+            c.adapter = adapter; c.adapterIndex = adapterIndex
+        }
+        if new.metrics != metrics {
+            waiting.append("[metrics]")
+            c.metrics = metrics
+        }
+        if (new.mqtt == nil) != (mqtt == nil) {
+            waiting.append(mqtt == nil ? "[mqtt] added" : "[mqtt] removed")
+            c.mqtt = mqtt
+        }
+        if expectations.isEmpty && !new.expectations.isEmpty {
+            waiting.append("[expect] tables on a monitor started without any")
+            c.expectations = []
+        }
+        return (c, waiting)
+    }
+}

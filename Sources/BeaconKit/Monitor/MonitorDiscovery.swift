@@ -1,6 +1,7 @@
 // Home Assistant MQTT discovery (SPEC §10, §12): per entity, `<prefix>/<component>/<id>/<object>/config`,
 // retained. The observer (this monitor) is a device of its own, and each expected beacon a device
-// whose `via_device` names it, so the link resolves.
+// named by its identity (issue 38: one per beacon, however many monitors hear it), to which each
+// monitor adds entities of its own.
 
 extension MonitorExport {
     /// One entity, as published: the retained JSON of its state topic carries every value, each
@@ -22,7 +23,42 @@ extension MonitorExport {
     /// `altbeacond__<node>__<name>`: each part escaped (`idPart`), the parts joined by `__`,
     /// which no escaped part holds (its `_` is always followed by two hex digits). Injective:
     /// node `hall_pi` + beacon `lobby` and node `hall` + beacon `pi_lobby` get different IDs.
+    /// The expected beacons' IDs before issue 38 (one device per monitor and name), whose
+    /// retained discovery the monitor clears (`legacyDiscoveryTopics`).
     public static func discoveryID(node: String, name: String) -> String { "altbeacond__\(idPart(node))__\(idPart(name))" }
+
+    /// `<type>__<id>__<id>…`: a beacon frame's identity, each part escaped (`idPart`), joined by
+    /// `__`; the type says how many IDs follow, so it is injective. The same frame gives the
+    /// same key on every monitor, whatever its `[expect.NAME]`.
+    public static func frameKey(type: String, ids: [String]) -> String {
+        ([type] + ids).map(idPart).joined(separator: "__")
+    }
+
+    public static func frameKey(_ e: Expectation) -> String { frameKey(type: e.type, ids: e.fields.map(\.value)) }
+
+    /// `altbeacond_frame__<frameKey>`: the Home Assistant device of an expected beacon (issue
+    /// 38), from its identity and nothing else, so that every monitor expecting that frame
+    /// names one device, and the local beacon's device, carrying it too, is that device.
+    public static func beaconDeviceID(type: String, ids: [String]) -> String { "altbeacond_frame__" + frameKey(type: type, ids: ids) }
+
+    public static func beaconDeviceID(_ e: Expectation) -> String { "altbeacond_frame__" + frameKey(e) }
+
+    /// `altbeacond__<node>__<frameKey>`: one monitor's entities of an expected beacon (their
+    /// topic's node ID and their unique_id's stem), so that two monitors hearing one beacon
+    /// contribute entities of their own to its one device.
+    public static func beaconEntityID(_ e: Expectation, node: String) -> String { "altbeacond__\(idPart(node))__" + frameKey(e) }
+
+    /// What the frame is, for its device's `model` (who made the beacon is not on air).
+    static func frameModel(_ type: String) -> String {
+        switch type {
+        case "altbeacon": return "AltBeacon"
+        case "ibeacon": return "Apple iBeacon"
+        case "eddystone-uid": return "Google Eddystone-UID"
+        case "eddystone-url": return "Google Eddystone-URL"
+        case "overflow-area": return "Apple overflow area"
+        default: return type
+        }
+    }
 
     /// `altbeacond__<node>`: the observer, as `via_device` names it.
     public static func discoveryID(node: String) -> String { "altbeacond__\(idPart(node))" }
@@ -46,30 +82,33 @@ extension MonitorExport {
     static let beaconObjects = [("binary_sensor", "connectivity"), ("sensor", "rssi"), ("sensor", "temperature"),
                                 ("sensor", "battery"), ("sensor", "uptime")]
 
-    /// The retained discovery topics of one beacon under the ID before the escaping: the
-    /// monitor publishes an empty retained payload to each, which deletes the entity in HA and
-    /// the message on the broker.
+    /// The retained discovery topics of one beacon under the IDs of earlier versions (before
+    /// the escaping, and one device per monitor and name before issue 38): the monitor
+    /// publishes an empty retained payload to each, which deletes the entity in HA and the
+    /// message on the broker.
     public static func legacyDiscoveryTopics(_ e: Expectation, node: String, prefix: String) -> [String] {
-        let id = legacyDiscoveryID(node: node, name: e.name)
-        return beaconObjects.map { "\(prefix)/\($0.0)/\(id)/\($0.1)/config" }
+        [legacyDiscoveryID(node: node, name: e.name), discoveryID(node: node, name: e.name)].flatMap { id in
+            beaconObjects.map { "\(prefix)/\($0.0)/\(id)/\($0.1)/config" }
+        }
     }
 
-    /// The (topic, retained JSON payload) pairs announcing one expected beacon: a device per
-    /// beacon, via the observer's, and its entities: connectivity (binary_sensor, ON while
-    /// heard, OFF while silent), RSSI, and the TLM temperature, battery voltage and uptime
-    /// (unknown until a TLM frame is heard). Every entity is unavailable while `statusTopic`
-    /// says "offline" (the monitor's will) or after `expireAfterS` without a refresh.
+    /// The (topic, retained JSON payload) pairs announcing one expected beacon: its device,
+    /// named by its identity (`beaconDeviceID`), one however many monitors hear it, labelled by
+    /// its frame type (no `via_device`: no one monitor is its way in); and this monitor's own
+    /// entities on it, named after the node: connectivity ("Heard by <node>", ON while heard,
+    /// OFF while silent), RSSI, and the TLM temperature, battery voltage and uptime (unknown
+    /// until a TLM frame is heard). Every entity is unavailable while `statusTopic` says
+    /// "offline" (the monitor's will) or after `expireAfterS` without a refresh.
     public static func discovery(_ e: Expectation, node: String, prefix: String, version: String = "") -> [(topic: String, payload: String)] {
-        let id = discoveryID(node: node, name: e.name)
+        let id = beaconEntityID(e, node: node)
         let state = jsonString(beaconTopic(node: node, name: e.name))
-        let device = "{\"identifiers\":[\(jsonString(id))],\"name\":\(jsonString(e.name)),"
-            + "\"model\":\"altbeacond monitor\",\"manufacturer\":\"altbeacond\","
-            + "\"via_device\":\(jsonString(discoveryID(node: node)))}"
+        let device = "{\"identifiers\":[\(jsonString(beaconDeviceID(e)))],\"name\":\(jsonString(e.name)),"
+            + "\"model\":\(jsonString(frameModel(e.type)))}"
         func tlm(_ key: String) -> String {
             jsonString("{{ value_json.tlm.\(key) if value_json is defined and value_json.tlm and value_json.tlm.\(key) is not none else 'None' }}")
         }
         let entities: [Entity] = [
-            Entity(component: "binary_sensor", object: "connectivity", name: "On air", members: [
+            Entity(component: "binary_sensor", object: "connectivity", name: "Heard by \(node)", members: [
                 ("device_class", "\"connectivity\""),
                 ("value_template", jsonString("{{ 'ON' if value_json is defined and value_json.heard else 'OFF' }}")),
                 ("payload_on", "\"ON\""), ("payload_off", "\"OFF\""),
@@ -79,20 +118,20 @@ extension MonitorExport {
                 ("json_attributes_template", jsonString("{{ ({'type': value_json.type, 'address': value_json.address, "
                                                         + "'reboots': value_json.reboots} if value_json is defined else {}) | tojson }}")),
             ]),
-            Entity(component: "sensor", object: "rssi", name: "RSSI", members: [
+            Entity(component: "sensor", object: "rssi", name: "\(node) RSSI", members: [
                 ("device_class", "\"signal_strength\""), ("unit_of_measurement", "\"dBm\""), ("state_class", "\"measurement\""),
                 ("value_template", jsonString(numericTemplate("rssi"))), ("entity_category", "\"diagnostic\""),
             ]),
-            Entity(component: "sensor", object: "temperature", name: "Temperature", members: [
+            Entity(component: "sensor", object: "temperature", name: "Temperature via \(node)", members: [
                 ("device_class", "\"temperature\""), ("unit_of_measurement", jsonString("°C")), ("state_class", "\"measurement\""),
                 ("value_template", tlm("temperature_c")),
             ]),
-            Entity(component: "sensor", object: "battery", name: "Battery voltage", members: [
+            Entity(component: "sensor", object: "battery", name: "Battery voltage via \(node)", members: [
                 ("device_class", "\"voltage\""), ("unit_of_measurement", "\"mV\""), ("state_class", "\"measurement\""),
                 ("value_template", tlm("battery_mv")),
             ]),
             // As ESPHome's uptime sensor: total_increasing (the beacon's reboot begins a new cycle).
-            Entity(component: "sensor", object: "uptime", name: "Uptime", members: [
+            Entity(component: "sensor", object: "uptime", name: "Uptime via \(node)", members: [
                 ("device_class", "\"duration\""), ("unit_of_measurement", "\"s\""), ("state_class", "\"total_increasing\""),
                 ("value_template", tlm("uptime_s")), ("entity_category", "\"diagnostic\""),
             ]),

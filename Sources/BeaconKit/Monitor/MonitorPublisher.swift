@@ -17,13 +17,16 @@ public struct MonitorPublisher: Sendable {
         case scheduleRefresh(afterMs: Int64)
         /// A topic the codec refuses (said in the log; nothing sent).
         case cannotPublish(topic: String)
+        /// The set of retained topics announced and not cleared changed: the caller keeps it
+        /// (`MonitorAnnounced`, on the state partition) for the next start.
+        case remember([String])
     }
 
-    public let node: String
-    public let discoveryPrefix: String
-    public let expectations: [Expectation]
+    public private(set) var node: String
+    public private(set) var discoveryPrefix: String
+    public private(set) var expectations: [Expectation]
     /// `[mqtt] control`: off, the local beacon's control entities are cleared.
-    public let control: MQTTControl
+    public private(set) var control: MQTTControl
     /// What each retained topic last got in this session, so that changes alone go between refreshes.
     private var published: [String: String] = [:]
     /// The adverts counted at the last refresh, for the rate.
@@ -31,8 +34,21 @@ public struct MonitorPublisher: Sendable {
     private var advertsPerS: Double?
     /// The local beacon's device is announced: once its status file was read.
     private var healthAnnounced = false
+    /// Every retained topic published with a payload and not cleared since, in this session
+    /// and, as the caller remembered them (`MonitorAnnounced`), in earlier ones (issue 38): what
+    /// is no longer configured (a beacon, a node name, the control entities) is cleared from it.
+    public private(set) var announced: Set<String>
+    /// What the caller was last told to remember (`Action.remember`).
+    private var remembered: Set<String>
+    /// State topics announced before and not published at this session's start: cleared at
+    /// the next refresh, never in the burst that removes their entities (an empty state
+    /// reaching an entity HA is still removing is an error in its log).
+    private var staleStates: [String] = []
+    /// The identities of the local beacon's frames (`localBeaconFrameIDs`), its device's
+    /// identifiers beside its own: the last ones read, kept while the daemon is away.
+    private var beaconFrameIDs: [String] = []
     /// The monitor's version: the observer's `sw_version` and every entity's `origin`.
-    public let version: String
+    public private(set) var version: String
     /// The beacon daemon's version, from its status file (the local beacon's `sw_version`):
     /// the last one read, kept while the daemon is away so that its discovery does not change.
     private var beaconVersion: String?
@@ -44,9 +60,27 @@ public struct MonitorPublisher: Sendable {
     /// before each call.
     public var machine = LocalMachine()
 
-    public init(node: String, discoveryPrefix: String, expectations: [Expectation], control: MQTTControl = .off, version: String = "") {
+    /// `announced`: the topics an earlier run announced (`MonitorAnnounced.parse`); whatever of
+    /// them this configuration no longer publishes is cleared at the next connection.
+    public init(node: String, discoveryPrefix: String, expectations: [Expectation], control: MQTTControl = .off, version: String = "",
+                announced: [String] = []) {
         self.node = node; self.discoveryPrefix = discoveryPrefix; self.expectations = expectations; self.control = control
         self.version = version
+        self.announced = Set(announced); remembered = self.announced
+    }
+
+    /// The same monitor under a new configuration (monitor.toml edited): what this one
+    /// announced, and what it knows of the local beacon daemon, carried over. The caller then
+    /// starts a session with it (`connected`), which clears what the new one does not publish.
+    public func reconfigured(node: String, discoveryPrefix: String, expectations: [Expectation], control: MQTTControl) -> MonitorPublisher {
+        var p = MonitorPublisher(node: node, discoveryPrefix: discoveryPrefix, expectations: expectations, control: control,
+                                 version: version, announced: [])
+        p.announced = announced; p.remembered = remembered
+        p.staleStates = staleStates
+        p.lastCount = lastCount; p.advertsPerS = advertsPerS
+        p.healthAnnounced = healthAnnounced; p.beaconVersion = beaconVersion; p.beaconFrameIDs = beaconFrameIDs
+        p.lastChangeEvent = lastChangeEvent; p.firstLookS = firstLookS; p.machine = machine
+        return p
     }
 
     public var statusTopic: String { MonitorExport.statusTopic(node: node) }
@@ -58,6 +92,7 @@ public struct MonitorPublisher: Sendable {
     /// status file judged (`HealthCheck`), nil when there is none.
     public mutating func connected(_ status: MonitorStatus, health: HealthCheck.Result?, nowMs: Int64) -> [Action] {
         published = [:]
+        let before = announced
         var out = publish(statusTopic, "online")
         if let s = try? MQTTSubscribe(packetID: 1, subscriptions: [MQTTSubscription(birthTopic)]) { out.append(.subscribe(s)) }
         for e in expectations {
@@ -67,7 +102,23 @@ public struct MonitorPublisher: Sendable {
         noteVersion(health)
         out += discovery(force: false)
         count(status, nowMs: nowMs)
-        return out + states(status, health: health, force: true, clearsLocal: false) + [.scheduleRefresh(afterMs: Self.refreshMs)]
+        out += states(status, health: health, force: true, clearsLocal: false)
+        // What an earlier run (or configuration) announced and this one does not: its discovery
+        // cleared now, its state topics at the next refresh.
+        let stale = before.filter { published[$0] == nil }.sorted()
+        for t in stale where !Self.isStateTopic(t) { out += publish(t, "") }
+        staleStates = stale.filter(Self.isStateTopic)
+        return out + rememberIfChanged() + [.scheduleRefresh(afterMs: Self.refreshMs)]
+    }
+
+    /// The monitor's own state topics (`altbeacond/...`), as opposed to discovery.
+    static func isStateTopic(_ t: String) -> Bool { t.utf8.starts(with: "altbeacond/".utf8) }
+
+    /// `.remember` when the announced set changed since last said.
+    private mutating func rememberIfChanged() -> [Action] {
+        guard announced != remembered else { return [] }
+        remembered = announced
+        return [.remember(announced.sorted())]
     }
 
     /// Whether `message` is Home Assistant's birth message.
@@ -79,37 +130,43 @@ public struct MonitorPublisher: Sendable {
     public mutating func birth(_ status: MonitorStatus, health: HealthCheck.Result?) -> [Action] {
         healthAnnounced = healthAnnounced || health != nil
         noteVersion(health)
-        return discovery(force: true) + states(status, health: health, force: true, clearsLocal: false)
+        return discovery(force: true) + states(status, health: health, force: true, clearsLocal: false) + rememberIfChanged()
     }
 
     /// A beacon's heard/silent change, or the scan's: the topics that changed (the health entity
     /// announced when the status file first appears).
     public mutating func changed(_ status: MonitorStatus, health: HealthCheck.Result?) -> [Action] {
-        return announceLocal(health) + states(status, health: health, force: false, clearsLocal: false)
+        return announceLocal(health) + states(status, health: health, force: false, clearsLocal: false) + rememberIfChanged()
     }
 
     /// The periodic refresh: every state topic, changed or not, and the next refresh.
     public mutating func refresh(_ status: MonitorStatus, health: HealthCheck.Result?, nowMs: Int64) -> [Action] {
         count(status, nowMs: nowMs)
-        return announceLocal(health) + states(status, health: health, force: true, clearsLocal: true) + [.scheduleRefresh(afterMs: Self.refreshMs)]
+        var out = announceLocal(health) + states(status, health: health, force: true, clearsLocal: true)
+        for t in staleStates where published[t] == nil { out += publish(t, "") }
+        staleStates = []
+        return out + rememberIfChanged() + [.scheduleRefresh(afterMs: Self.refreshMs)]
     }
 
     /// The local beacon's device announced when its status file first appears, and again when
-    /// the daemon's version changed (its `sw_version`); unchanged discovery is not sent again.
+    /// the daemon's version (its `sw_version`) or its frames' identities changed; unchanged
+    /// discovery is not sent again.
     private mutating func announceLocal(_ health: HealthCheck.Result?) -> [Action] {
-        let before = beaconVersion
+        let before = (beaconVersion, beaconFrameIDs)
         noteVersion(health)
-        guard (health != nil && !healthAnnounced) || (healthAnnounced && before != beaconVersion) else { return [] }
+        guard (health != nil && !healthAnnounced) || (healthAnnounced && (before.0 != beaconVersion || before.1 != beaconFrameIDs)) else { return [] }
         healthAnnounced = true
         return discovery(force: false)
     }
 
+    /// The daemon's version and its frames' identities, from a status file of a running daemon.
     private mutating func noteVersion(_ health: HealthCheck.Result?) {
         if let v = health?.status?["version"]?.string { beaconVersion = v }
+        if let h = health, h.verdict != .unknown, h.status != nil { beaconFrameIDs = MonitorExport.localBeaconFrameIDs(h.status) }
     }
 
     /// Stopping: `offline` said ourselves (a clean DISCONNECT does not fire the will).
-    public mutating func stopping() -> [Action] { publish(statusTopic, "offline", force: true) }
+    public mutating func stopping() -> [Action] { publish(statusTopic, "offline", force: true) + rememberIfChanged() }
 
     private mutating func count(_ status: MonitorStatus, nowMs: Int64) {
         let total = status.tracker.advertsTotal
@@ -126,12 +183,12 @@ public struct MonitorPublisher: Sendable {
             out += publish(d.topic, d.payload, force: force)
         }
         for d in MonitorExport.localBeaconDiscovery(node: node, prefix: discoveryPrefix, announce: healthAnnounced,
-                                                    beaconVersion: beaconVersion, version: version) {
+                                                    beaconVersion: beaconVersion, frameIDs: beaconFrameIDs, version: version) {
             out += publish(d.topic, d.payload, force: force)
         }
         let controls = healthAnnounced && control != .off
         for d in MonitorExport.localBeaconControlDiscovery(node: node, prefix: discoveryPrefix, announce: controls,
-                                                           beaconVersion: beaconVersion, version: version) {
+                                                           beaconVersion: beaconVersion, frameIDs: beaconFrameIDs, version: version) {
             out += publish(d.topic, d.payload, force: force)
         }
         for e in expectations {
@@ -186,6 +243,7 @@ public struct MonitorPublisher: Sendable {
         guard force || published[topic] != payload else { return [] }
         guard let p = try? MQTTPublish(topic: topic, payload: Array(payload.utf8), retain: true) else { return [.cannotPublish(topic: topic)] }
         published[topic] = payload
+        if payload.isEmpty { announced.remove(topic) } else { announced.insert(topic) }
         return [.publish(p)]
     }
 }

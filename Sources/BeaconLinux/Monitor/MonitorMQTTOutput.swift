@@ -10,8 +10,8 @@ import Glibc
 public final class MonitorMQTTOutput: MonitorOutput, MQTTConnectionDelegate, ResolverDelegate {
     public static let retryMs: ClosedRange<Int64> = 1000...60_000
 
-    private let settings: MQTTSettings
-    private let node: String
+    private var settings: MQTTSettings
+    private var node: String
     /// The local beacon daemon's status file, published as the health topic when there is one.
     private let healthPath: String
     private let adapter: String
@@ -28,7 +28,11 @@ public final class MonitorMQTTOutput: MonitorOutput, MQTTConnectionDelegate, Res
     private var publisher: MonitorPublisher
     private var clash: MonitorNodeClash
     /// `[mqtt] control`: the `set` topics, forwarded to the beacon daemon as request files.
-    private let control: LocalBeaconControlInput
+    private var control: LocalBeaconControlInput
+    /// What was announced, remembered on the state partition (`MonitorAnnounced`); nil: not kept.
+    private let announcedFile: StateFile?
+    /// A failure to keep it is said once per cause.
+    private var saidAnnounced: Errno?
     private var statusWatcher: ConfigWatcher?
     /// Where the client ID came from, for the log.
     private let identitySource: String
@@ -40,11 +44,21 @@ public final class MonitorMQTTOutput: MonitorOutput, MQTTConnectionDelegate, Res
     private var stopping = false
 
     /// `version`: the monitor's, for Home Assistant (the observer's `sw_version`, `origin`).
+    /// `announced`: where what was announced is remembered (`MonitorAnnounced`); nil: nowhere.
     public init(settings: MQTTSettings, node: String, config: MonitorConfig, healthPath: String, version: String = "",
-                loop: EventLoop, log: Logger) {
+                announced: StateFile? = nil, loop: EventLoop, log: Logger) {
         self.settings = settings; self.node = node; self.healthPath = healthPath; self.loop = loop; self.log = log
+        announcedFile = announced
+        var remembered: [String] = []
+        if let f = announcedFile {
+            do throws(Errno) {
+                remembered = try f.read(limit: MonitorAnnounced.maxBytes).map(MonitorAnnounced.parse) ?? []
+            } catch {
+                log.warning("MQTT: cannot read what was announced before, \(f.path) (\(error)); what is no longer configured stays on the broker")
+            }
+        }
         publisher = MonitorPublisher(node: node, discoveryPrefix: settings.discoveryPrefix, expectations: config.expectations,
-                                     control: settings.control, version: version)
+                                     control: settings.control, version: version, announced: remembered)
         control = LocalBeaconControlInput(control: LocalBeaconControl(node: node, mode: settings.control), statusPath: healthPath, log: log)
         adapter = config.adapter
         let machine = machineIdentity()
@@ -244,12 +258,60 @@ public final class MonitorMQTTOutput: MonitorOutput, MQTTConnectionDelegate, Res
             case .subscribe(let s): connection.send(.subscribe(s))
             case .scheduleRefresh(let ms): refreshTimer.schedule(afterMs: ms) { [weak self] in self?.refresh() }
             case .cannotPublish(let topic): log.warning("MQTT: cannot publish to '\(topic)'")
+            case .remember(let topics): remember(topics)
             }
         }
         if connection.droppedTotal > dropped && !saidDrops {
             saidDrops = true
             log.warning("MQTT: \(broker) takes no more bytes; older messages are left out (the newest state of each topic is kept)")
         }
+    }
+
+    /// What is announced, kept for the next start: written (atomically) only when it changed.
+    private func remember(_ topics: [String]) {
+        guard let f = announcedFile else { return }
+        do throws(Errno) {
+            try f.write(MonitorAnnounced.text(topics))
+            saidAnnounced = nil
+        } catch {
+            guard saidAnnounced != error else { return }
+            saidAnnounced = error
+            log.warning("MQTT: cannot keep what was announced in \(f.path) (\(error)); a beacon removed from the config may stay in Home Assistant")
+        }
+    }
+
+    // MARK: monitor.toml edited
+
+    /// An accepted edit of monitor.toml: the expectations, the node and `[mqtt]` as they now
+    /// are. A new node or `[mqtt]` (the will's topic, the broker, the credentials, the control
+    /// topics are the CONNECT's and the subscriptions'): `offline` said under the old node and
+    /// a new session; otherwise the session stays and says everything again. Either way the new
+    /// configuration's first burst clears what it no longer publishes (`MonitorPublisher.connected`).
+    public func reconfigure(settings new: MQTTSettings, node newNode: String, config: MonitorConfig) {
+        guard !stopping else { return }
+        let reconnects = new != settings || newNode != node
+        if reconnects, connection.state == .connected { perform(publisher.stopping()) }
+        publisher = publisher.reconfigured(node: newNode, discoveryPrefix: new.discoveryPrefix, expectations: config.expectations,
+                                           control: new.control)
+        guard reconnects else {
+            guard connection.state == .connected, let status = source?.status else { return }
+            let h = health()
+            perform(publisher.connected(status, health: h, nowMs: loop.now))
+            return
+        }
+        let tlsBefore = settings.tls != nil
+        settings = new; node = newNode
+        clash = MonitorNodeClash(node: newNode, clientID: clash.clientID)
+        if control.control.mode != new.control || control.control.node != newNode || tlsBefore != (new.tls != nil) {
+            control = LocalBeaconControlInput(control: LocalBeaconControl(node: newNode, mode: new.control), statusPath: healthPath, log: log)
+            control.start(tls: new.tls != nil)
+        }
+        log.info("MQTT: [mqtt] or the node changed: connecting again to \(broker) as node \(newNode)")
+        connection.disconnect()
+        retryTimer.cancel(); refreshTimer.cancel(); settleTimer.cancel(); resolver.cancel()
+        connectedAtMs = nil
+        retry = SessionRetry(range: MonitorMQTTOutput.retryMs, settleMs: MonitorNodeClash.shortSessionMs)
+        connect()
     }
 
     private func perform(_ actions: [MonitorNodeClash.Action]) {

@@ -91,7 +91,8 @@ public final class MonitorSystemdOutput: MonitorOutput {
 public final class MonitorMetricsOutput: MonitorOutput {
     private let file: TextFileWriter
     private let version: String
-    private let node: String
+    /// The node label (monitor.toml edited: the new one).
+    public var node: String
     private let startWall: Int64
     /// The MQTT output's figures, when there is one.
     private let mqtt: (() -> MonitorMQTTFigures?)?

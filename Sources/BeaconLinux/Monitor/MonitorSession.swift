@@ -14,7 +14,7 @@ public final class MonitorSession: MonitorStatusSource, MonitorScanEvents {
     /// How long the outputs' and the scan's goodbyes may take before the loop stops anyway.
     public static let stopLimitMs: Int64 = 1500
 
-    public let config: MonitorConfig
+    public private(set) var config: MonitorConfig
     public let once: Bool
     private let loop: EventLoop
     private let log: Logger
@@ -54,6 +54,21 @@ public final class MonitorSession: MonitorStatusSource, MonitorScanEvents {
         for o in outputs { o.start(self) }
         // Nothing to expect (issue 32: the outputs publish this machine's beacon only): no scan.
         if !config.expectations.isEmpty { startScan() }
+        tick()
+    }
+
+    /// monitor.toml edited and accepted (issue 38), with the same adapter and, as at the start,
+    /// beacons to scan for or none: the expected beacons (what is known of those kept stays),
+    /// `silent_after_s` and `rescan_s` as they now are. `outputs` runs once the session's status
+    /// is the new one and before it is shown (the outputs take the new configuration there).
+    public func reconfigure(_ new: MonitorConfig, outputs reconfigureOutputs: () -> Void) {
+        guard !isStopping else { return }
+        config = new
+        tracker = tracker.reconfigured(expectations: new.expectations, silentAfterMs: Int64(new.silentAfterS) * 1000, nowMs: loop.now)
+        deafness = ScanDeafness(rescanS: new.rescanS)
+        if scanning { deafness.scanStarted(advertsTotal: tracker.advertsTotal) }
+        reconfigureOutputs()
+        show([])
         tick()
     }
 

@@ -62,6 +62,16 @@ user=$(ps -o user= -p "$(prop MainPID)")
 [ "$user" = altbeacond ] || fail "the monitor runs as $user"
 journal 60 | grep -qi "permission denied\|EPERM\|not permitted\|refused" && fail "something was refused under the sandbox"
 tb_wait_heard "$TB_RIG_HEX" 3000 >/dev/null || fail "the beacon is not on air beside the monitor"
+# Issue 38: what it announced, kept in its StateDirectory= (shared with altbeacond.service), its own
+ann=/var/lib/altbeacond/monitor-announced
+wait_for 10 test -s "$ann" || fail "no $ann"
+[ "$(stat -c '%U %a' "$ann")" = "altbeacond 600" ] || fail "$ann: $(stat -c '%U %a' "$ann")"
+grep -qx altbeacond/sandboxed/beacons/rig "$ann" || { cat "$ann"; fail "$ann does not name the beacon's topic"; }
+# systemctl reload: monitor.toml read again (SIGHUP), no restart
+pid=$(prop MainPID)
+systemctl reload altbeacond-monitor.service || fail "systemctl reload altbeacond-monitor failed"
+wait_for 5 eval 'journal 10 | grep -q "SIGHUP: reading /etc/altbeacond/monitor.toml again"' || fail "reload not taken"
+[ "$(prop MainPID)" = "$pid" ] || fail "reload restarted the monitor"
 systemctl stop altbeacond-monitor.service
 wait_for 10 eval '[ "$(retained altbeacond/sandboxed/status)" = offline ]' || fail "not offline after systemctl stop"
-tb_pass "under altbeacond-monitor.service (user $user, installed disabled): STATUS='$st'; MQTT status/beacon/health topics with a password from a group-readable file; text file in node_exporter's directory; offline after stop; the beacon on air beside it"
+tb_pass "under altbeacond-monitor.service (user $user, installed disabled): STATUS='$st'; MQTT status/beacon/health topics with a password from a group-readable file; text file in node_exporter's directory; what it announced kept in its StateDirectory (altbeacond 0600); systemctl reload read monitor.toml again; offline after stop; the beacon on air beside it"
