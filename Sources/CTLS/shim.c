@@ -65,8 +65,15 @@ ctls_config *ctls_config_new(const char *ca_file, const char *cert_file, const u
         say(err, errlen, "cannot seed the random generator%s: %s", NULL, ret); goto fail;
     }
     if ((ret = mbedtls_x509_crt_parse_file(&c->ca, ca_file)) != 0) {
-        // > 0: that many certificates in the file were not parsed (the rest were)
         if (ret < 0) { say(err, errlen, "cannot use the CA file %s: %s", ca_file, ret); goto fail; }
+        // > 0: that many certificates in the file did not parse (the others did). Refused too: a
+        // trust anchor the file was meant to give would be missing without a word, and the
+        // broker refused later as "not trusted", far from the cause.
+        if (err && errlen) {
+            snprintf(err, errlen, "cannot use the CA file %s: %d of its certificates %s not parse (fix or remove %s)",
+                     ca_file, ret, ret == 1 ? "does" : "do", ret == 1 ? "it" : "them");
+        }
+        goto fail;
     }
     if (cert_file && key) {
         if ((ret = mbedtls_x509_crt_parse_file(&c->cert, cert_file)) != 0) {

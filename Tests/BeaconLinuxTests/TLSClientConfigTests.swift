@@ -47,6 +47,20 @@ UkSunvSjGuNlusHuE2snHaCMFZymsfWeeGO+92y6fLDpexaWXoW/kYOQ
 -----END PRIVATE KEY-----
 """
 
+    /// `clientCert` with its outer DER length changed (MIIB -> MIIC): valid PEM and base64, no
+    /// certificate.
+    static let corruptedCert = """
+-----BEGIN CERTIFICATE-----
+MIICKjCB0QIUdhxJHqiam6rupqoEqVE+8d4VgeQwCgYIKoZIzj0EAwIwFTETMBEG
+A1UEAwwKZml4dHVyZS1jYTAgFw0yNjExMjYwNTQwMTFaGA8yMTI2MTEwMjA1NDAx
+MVowGTEXMBUGA1UEAwwOZml4dHVyZS1jbGllbnQwWTATBgcqhkjOPQIBBggqhkjO
+PQMBBwNCAASXYK9Qhgl7dLegILQJRp1kDkIyXM9gFyrUrLeMEc9+DJ78h9HN1Yl+
+7+ymvRjnYNG7cKS1lyVswZPpAc61ubB6MAoGCCqGSM49BAMCA0gAMEUCIFfy9gi/
+2A2Ly8Pkxyc+aEJOx1Y4t8atWWuw6XziKradAiEAnB5y5l6mLsVFhHVHsH4jM/he
+ZcjRTLAb8a1k96OHCoE=
+-----END CERTIFICATE-----
+"""
+
     var dir = ""
 
     override func setUp() {
@@ -55,7 +69,7 @@ UkSunvSjGuNlusHuE2snHaCMFZymsfWeeGO+92y6fLDpexaWXoW/kYOQ
     }
 
     override func tearDown() {
-        for f in ["ca.pem", "client.pem", "client.key", "other.key", "junk.pem", "junk.key"] { unlink("\(dir)/\(f)") }
+        for f in ["ca.pem", "client.pem", "client.key", "other.key", "junk.pem", "junk.key", "mixed.pem", "mixed2.pem"] { unlink("\(dir)/\(f)") }
         rmdir(dir)
     }
 
@@ -98,6 +112,22 @@ UkSunvSjGuNlusHuE2snHaCMFZymsfWeeGO+92y6fLDpexaWXoW/kYOQ
         let junkKey = file("junk.key", "not a key\n")
         XCTAssertTrue(error(MQTTTLSSettings(caFile: ca, certFile: cert, keyFile: junkKey))?.hasPrefix("cannot use the client key \(junkKey): ") == true,
                       error(MQTTTLSSettings(caFile: ca, certFile: cert, keyFile: junkKey)) ?? "")
+    }
+
+    /// A CA file of which one certificate does not parse (the other does) is refused, named, not
+    /// used with its one good anchor (issue 38): Mbed TLS's parse returns the count of failures.
+    func testACAFileWithACertificateThatDoesNotParseIsRefused() {
+        let corrupted = Self.corruptedCert
+        let one = file("mixed.pem", Self.ca + "\n" + corrupted + "\n", mode: 0o644)
+        XCTAssertEqual(error(MQTTTLSSettings(caFile: one)),
+                       "cannot use the CA file \(one): 1 of its certificates does not parse (fix or remove it)")
+        let two = file("mixed2.pem", corrupted + "\n" + Self.ca + "\n" + corrupted + "\n", mode: 0o644)
+        XCTAssertEqual(error(MQTTTLSSettings(caFile: two)),
+                       "cannot use the CA file \(two): 2 of its certificates do not parse (fix or remove them)")
+        // none parses: Mbed TLS's own reason, as for a file that is no PEM
+        let none = file("junk.pem", corrupted, mode: 0o644)
+        XCTAssertTrue(error(MQTTTLSSettings(caFile: none))?.hasPrefix("cannot use the CA file \(none): X509 - ") == true,
+                      error(MQTTTLSSettings(caFile: none)) ?? "")
     }
 
     /// Judged before it is read, as the password file is.
