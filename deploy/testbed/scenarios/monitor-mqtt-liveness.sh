@@ -1,4 +1,9 @@
 # timeout: 300
+# arch: amd64
+# (x86_64 only: keep-alive timing, the node and client-ID clash and a fake broker are the pure
+# MQTTClientSession, SessionRetry and MonitorNodeClash, which unit-arm64 runs on aarch64; the
+# aarch64 MQTT path runs in monitor-mqtt, monitor-mqtt-tls, monitor-local-beacon and
+# remote-changes. About 1 min of the aarch64 testbed saved.)
 # Issue 30, MQTT liveness, against Debian's mosquitto:
 # - two monitors with the same node name (two Pis left as "raspberrypi", told apart here by
 #   ALTBEACOND_BOARD_SERIAL) get distinct client IDs: mosquitto takes no session over, and each
