@@ -20,7 +20,8 @@ final class Daemon {
     var statusFile: StatusFileOutput?
     var metricsFile: StatusFileOutput?
     let startTime = wallClockSeconds()
-    var watcher: ConfigWatcher?
+    /// config.toml's edits, read again once they settle (Reload.swift).
+    let edits: ConfigEdits
     var rfkill: RfkillWatcher?
     /// Changes from afar (Remote.swift).
     var requests: RequestDirectory?
@@ -29,9 +30,6 @@ final class Daemon {
     let changeTimer: LoopTimer
     let changeWriter: BlockingCall
     let identifyTimer: LoopTimer
-    var debouncer = Debouncer()
-    let reloadTimer: LoopTimer
-    let rewatchTimer: LoopTimer
     let watchdogTimer: LoopTimer
     var reopenTimers: [String: LoopTimer] = [:]
     /// Between SIGTERM (or the last escalation step) and exit.
@@ -46,8 +44,7 @@ final class Daemon {
         self.control = control
         self.monitor = monitor
         self.signals = signals
-        reloadTimer = loop.makeTimer()
-        rewatchTimer = loop.makeTimer()
+        edits = ConfigEdits(loop: loop)
         watchdogTimer = loop.makeTimer()
         identifyTimer = loop.makeTimer()
         changeTimer = loop.makeTimer()
@@ -210,7 +207,7 @@ final class Daemon {
     func stop(exitCode code: Int32, status: String = "stopping") {
         guard !stopping else { return }
         exitCode = code
-        reloadTimer.cancel()
+        edits.cancel()
         notifier.notify("STOPPING=1\nSTATUS=\(status)")
         if let systemd = sessions.outputs.first(where: { $0 is SystemdStatusOutput }) {
             sessions.outputs.removeAll { $0 === systemd }   // the line above is the last word

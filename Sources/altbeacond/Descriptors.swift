@@ -52,7 +52,8 @@ extension Daemon {
     func watchConfig() {
         do {
             let w = try ConfigWatcher(path: configPath)
-            watcher = w
+            edits.use(w)
+            edits.delegate = self
             loop.watch(w.fd, lost: { [unowned self] e in
                 log.error("the inotify descriptor broke (\(e)); watching \(configPath) anew")
                 reopen("inotify") { [unowned self] () throws(Errno) in

@@ -15,10 +15,7 @@ final class MonitorReloader {
     private let mqtt: MonitorMQTTOutput?
     private let metrics: MonitorMetricsOutput?
     private var config: MonitorConfig
-    private var watcher: ConfigWatcher?
-    private var debouncer = Debouncer()
-    private let reloadTimer: LoopTimer
-    private let rewatchTimer: LoopTimer
+    private let edits: ConfigEdits
     /// The refusal said last (its first line), not said again while the file says the same.
     private var refused: String?
     private var saidWaiting: [String] = []
@@ -27,13 +24,14 @@ final class MonitorReloader {
          metrics: MonitorMetricsOutput?, loop: EventLoop, log: Logger) {
         self.configPath = configPath; self.config = config; self.session = session; self.mqtt = mqtt; self.metrics = metrics
         self.loop = loop; self.log = log
-        reloadTimer = loop.makeTimer(); rewatchTimer = loop.makeTimer()
+        edits = ConfigEdits(loop: loop)
     }
 
     func watch() {
         do {
             let w = try ConfigWatcher(path: configPath)
-            watcher = w
+            edits.use(w)
+            edits.delegate = self
             loop.watch(w.fd) { [unowned self] in if w.drain() { changed() } }
         } catch {
             log.warning("cannot watch \(configPath) for edits (\(error)); SIGHUP still reloads it")
@@ -41,27 +39,10 @@ final class MonitorReloader {
     }
 
     /// The file (or its directory) changed: read again once the edits settle.
-    func changed() {
-        if let watcher, !watcher.isWatching { rewatch(watcher) }
-        let now = loop.now
-        let at = debouncer.event(at: now)
-        reloadTimer.schedule(afterMs: at - now) { [unowned self] in
-            debouncer.fired()
-            reload()
-        }
-    }
-
-    /// The directory went away or was replaced: watched again once it is back.
-    private func rewatch(_ watcher: ConfigWatcher) {
-        if (try? watcher.addWatch()) == true { return }
-        rewatchTimer.schedule(afterMs: 2000) { [unowned self] in
-            rewatch(watcher)
-            if watcher.isWatching { changed() }
-        }
-    }
+    func changed() { edits.changed() }
 
     func reload() {
-        reloadTimer.cancel()
+        edits.cancel()
         guard !session.isStopping else { return }
         var parsed: MonitorConfig?
         var message = ""
@@ -107,4 +88,8 @@ final class MonitorReloader {
             }
         }
     }
+}
+
+extension MonitorReloader: ConfigEditsDelegate {
+    func configEditsSettled() { reload() }
 }

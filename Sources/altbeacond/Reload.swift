@@ -4,29 +4,16 @@ import BeaconLinux
 /// SPEC §6: edits apply within a second without a restart; a refused edit keeps the last good
 /// beacon on air, says why (FILE:LINE:COL) and blinks the fault LED until a good edit arrives.
 /// What an edit must redo on air is the adapter session's policy's to decide, not this file's.
-extension Daemon {
+extension Daemon: ConfigEditsDelegate {
+    func configEditsSettled() { reload() }
+
     func configFileChanged() {
         guard !stopping else { return }
-        if let watcher, !watcher.isWatching { rewatch(watcher) }
-        let now = monotonicMilliseconds()
-        let at = debouncer.event(at: now)
-        reloadTimer.schedule(afterMs: at - now) { [unowned self] in
-            debouncer.fired()
-            reload()
-        }
-    }
-
-    /// The directory itself went away or was replaced: watch it again once it is back.
-    private func rewatch(_ watcher: ConfigWatcher) {
-        if (try? watcher.addWatch()) == true { return }
-        rewatchTimer.schedule(afterMs: 2000) { [unowned self] in
-            rewatch(watcher)
-            if watcher.isWatching { configFileChanged() }
-        }
+        edits.changed()
     }
 
     func reload() {
-        reloadTimer.cancel()
+        edits.cancel()
         // Between SIGTERM and exit nothing new goes on air.
         guard !stopping else { return }
         switch loadConfig(path: configPath) {
