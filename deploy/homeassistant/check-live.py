@@ -52,7 +52,7 @@ Scenarios (in this order; each needs the ones before it):
            from our entities (the mqtt integration, templates, entity/sensor/number/switch/text
            code, or naming altbeacond or our node); other WARNING lines are listed, not failed
 
-Opt-in (run only when named, as they fail until issue 38's Deliver 2 is done):
+Then (issue 38 Deliver 2; OPT_IN would hold a scenario that is to run only when named):
   renamed  the node renamed in monitor.toml while the beacon daemon runs: the device of the old
            name leaves HA (not a ghost, unavailable for ever); the new one is there
 
