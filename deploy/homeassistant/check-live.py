@@ -4,7 +4,14 @@
   check-live.py [--keep] [SCENARIO...]      (run with the venv's python from ./install)
 
 Environment: ALTBEACOND_BIN (the altbeacond binary; required), HA_LIVE_TIMEOUT (seconds each
-wait may take, default 30).
+wait may take, default 30), HA_LIVE_START_TIMEOUT (seconds HA may take to start, default 120),
+HA_LIVE_POLL (seconds between two looks at HA while waiting, default 0.25: more on a slow machine,
+where each look costs HA time);
+for the observer scenarios (`removed`, `shared`), which scan with Bluetooth: HA_LIVE_ADAPTERS (the
+controllers observer monitors may scan, e.g. "hci1 hci2": two, one per monitor, since two monitors
+of one machine on one adapter share an MQTT client ID) and HA_LIVE_BEACON (the AltBeacon on air
+there, "UUID MAJOR MINOR"; default the rig's "2f234454-cf6d-4a0f-adf2-f4911ba9ffa6 1 2").
+deploy/testbed/scenarios/homeassistant-live.sh runs them in the testbed VM.
 
 Started here, on 127.0.0.1 and free ports, in a temporary directory: mosquitto with a password
 file (users `homeassistant` and `altbeacond`, no anonymous access); `altbeacond monitor` with
@@ -45,15 +52,22 @@ Scenarios (in this order; each needs the ones before it):
            from our entities (the mqtt integration, templates, entity/sensor/number/switch/text
            code, or naming altbeacond or our node); other WARNING lines are listed, not failed
 
-Opt-in (run only when named, as they fail until issue 38's Deliver 2 is done):
+Then (issue 38 Deliver 2; OPT_IN would hold a scenario that is to run only when named):
   renamed  the node renamed in monitor.toml while the beacon daemon runs: the device of the old
            name leaves HA (not a ghost, unavailable for ever); the new one is there
 
-Not covered here (they need observer monitors, which scan with Bluetooth; this host has none):
-  removed  an expected beacon ([expect.NAME]) removed from monitor.toml, an observer's node
-           renamed: their devices gone from HA (the local beacon's rename: `renamed` above)
-  shared   two monitors hearing one beacon: one device, each monitor's own RSSI/heard entities
-Each is a function of the same form (see NOT_COVERED) once an observer can run here.
+With HA_LIVE_ADAPTERS only (observer monitors: [expect] tables, a Bluetooth scan; without it they
+are listed as not covered, see BLUETOOTH; they run before `log`):
+  removed  one observer monitor (rescan_s 1) expecting two beacons, `a` (HA_LIVE_BEACON, heard)
+           and `b` (never heard): both devices in HA with the observer's, Heard by `on` and `off`;
+           `b` removed from monitor.toml (a save by rename, no restart): its entities and its
+           device leave HA, `a`'s stay; then the node renamed in monitor.toml: the old node's
+           entities and observer device leave HA, the new node's are there (`a` heard); at the
+           next refresh nothing of `b` or the old node is retained on the broker
+  shared   two observer monitors (other nodes, other adapters) expecting the same beacon under
+           different [expect] names: one HA device for it (device_id() of each monitor's entities,
+           and no other device with its identifier), each monitor's own entities on it (Heard by
+           `on`), every announced unique_id once, no `_2` entity ID
 
 Prints each check, the timings (HA's start, discovery, the whole run) and exits 0 when all held,
 1 otherwise.
@@ -80,6 +94,10 @@ import paho.mqtt.client as paho
 
 NODE = "ha-live"
 TIMEOUT = float(os.environ.get("HA_LIVE_TIMEOUT", "30"))
+START_TIMEOUT = float(os.environ.get("HA_LIVE_START_TIMEOUT", "120"))
+POLL = float(os.environ.get("HA_LIVE_POLL", "0.25"))   # seconds between two looks at HA's states
+ADAPTERS = os.environ.get("HA_LIVE_ADAPTERS", "").replace(",", " ").split()
+BEACON = os.environ.get("HA_LIVE_BEACON", "2f234454-cf6d-4a0f-adf2-f4911ba9ffa6 1 2").split()
 T0 = time.monotonic()
 failures = []
 notes = []
@@ -171,8 +189,34 @@ class HomeAssistant:
     def states(self):
         return {s["entity_id"]: s for s in self.request("GET", "/api/states")}
 
+    def render(self, template, timeout=30):
+        """A template rendered by HA (POST /api/template): its text."""
+        req = urllib.request.Request(self.base + "/api/template", data=json.dumps({"template": template}).encode(),
+                                     method="POST", headers={"Authorization": "Bearer " + self.token,
+                                                             "Content-Type": "application/json"})
+        with urllib.request.urlopen(req, timeout=timeout) as r:
+            return r.read().decode("utf-8")
 
-def wait_until(what, probe, timeout=TIMEOUT, interval=0.25):
+    def mqtt_entities(self):
+        """Every MQTT entity HA has now, with its device as HA's templates see it (device_id(),
+        device_attr()): [{entity_id, device_id, device_name, identifiers: [[domain, id]...],
+        friendly_name, state}]."""
+        return json.loads(self.render(MQTT_ENTITIES))
+
+
+# HA's own view of each MQTT entity's device (the REST API has no device registry)
+MQTT_ENTITIES = """{%- set ns = namespace(out=[]) -%}
+{%- for e in integration_entities('mqtt') -%}
+{%- set d = device_id(e) -%}
+{%- set ns.out = ns.out + [{'entity_id': e, 'device_id': d,
+     'device_name': device_attr(d, 'name') if d else none,
+     'identifiers': (device_attr(d, 'identifiers') | list) if d else [],
+     'friendly_name': state_attr(e, 'friendly_name'), 'state': states(e)}] -%}
+{%- endfor -%}
+{{ ns.out | to_json }}"""
+
+
+def wait_until(what, probe, timeout=TIMEOUT, interval=POLL):
     """probe() -> (ok, detail); polled until ok or the timeout; the detail of the last try returned."""
     deadline = time.monotonic() + timeout
     while True:
@@ -352,6 +396,16 @@ def matches(expect, state):
     return expect(text) if callable(expect) else text == expect
 
 
+def frame_id(uuid, major, minor):
+    """An AltBeacon's HA device identifier (docs/monitoring.md): its frame identity, not a monitor's."""
+    return f"altbeacond_frame__altbeacon__{uuid.lower()}__{major}__{minor}"
+
+
+def discovery_id(node):
+    """The observer's device identifier (a node of [A-Za-z0-9-] alone: nothing escaped)."""
+    return f"altbeacond__{node}"
+
+
 class Live:
     def __init__(self, binary, keep):
         self.binary = binary
@@ -367,6 +421,7 @@ class Live:
         self.entities = {}    # object -> {"component", "unique_id", "name", "entity_id"}
         self.last_alive = None
         self.marks = []       # (scenario, the size of home-assistant.log when it began)
+        self.observers = {}   # key -> {"proc", "node", "adapter", "expects", "conf", "log"}
 
     # --- mosquitto, with a password file ------------------------------------------------
     def start_broker(self):
@@ -402,15 +457,20 @@ class Live:
             return str(e)
 
     # --- the monitor -----------------------------------------------------------------------
-    def start_monitor(self, node=NODE):
+    def mqtt_toml(self, control=None):
+        """The [mqtt] table every monitor here has (its password file written on the way)."""
         pwfile = os.path.join(self.dir, "monitor-mqtt-password")
-        with open(pwfile, "w") as f:
-            f.write(self.passwords["altbeacond"] + "\n")
-        os.chmod(pwfile, 0o600)
+        if not os.path.exists(pwfile):   # written once: running monitors read it at each connection
+            with open(pwfile, "w") as f:
+                f.write(self.passwords["altbeacond"] + "\n")
+            os.chmod(pwfile, 0o600)
+        return (f'[mqtt]\nhost = "127.0.0.1"\nport = {self.mqtt_port}\nusername = "altbeacond"\n'
+                f'password_file = "{pwfile}"\nkeepalive_s = 30\n' + (f'control = "{control}"\n' if control else ""))
+
+    def start_monitor(self, node=NODE):
         conf = os.path.join(self.dir, "monitor.toml")
         with open(conf, "w") as f:
-            f.write(f'[monitor]\nnode = "{node}"\n\n[mqtt]\nhost = "127.0.0.1"\nport = {self.mqtt_port}\n'
-                    f'username = "altbeacond"\npassword_file = "{pwfile}"\ncontrol = "beacon"\nkeepalive_s = 30\n')
+            f.write(f'[monitor]\nnode = "{node}"\n\n' + self.mqtt_toml(control="beacon"))
         check = subprocess.run([self.binary, "monitor", "--check", "--config", conf], capture_output=True, text=True)
         if check.returncode != 0:
             raise RuntimeError(f"monitor --check refused {conf}: {check.stdout}{check.stderr}")
@@ -419,6 +479,154 @@ class Live:
         os.makedirs(env["STATE_DIRECTORY"], exist_ok=True)
         self.monitor = self.procs.start("monitor", [self.binary, "monitor", "--config", conf],
                                         os.path.join(self.dir, "monitor.log"), env=env)
+
+    # --- observer monitors ([expect] tables: a Bluetooth scan; HA_LIVE_ADAPTERS) ---------------
+    def observer_toml(self, node, adapter, expects):
+        """expects: {name: (uuid, major, minor)}, AltBeacons. rescan_s 1: BlueZ's emulator reports an
+        advertiser once per scan (docs/testbed.md)."""
+        text = f'[monitor]\nnode = "{node}"\nadapter = "{adapter}"\nrescan_s = 1\n'
+        for name, (uuid, major, minor) in expects.items():
+            text += f'\n[expect.{name}]\ntype = "altbeacon"\nuuid = "{uuid}"\nmajor = {major}\nminor = {minor}\n'
+        return text + "\n" + self.mqtt_toml()
+
+    def write_observer_conf(self, key, node, adapter, expects):
+        """As an editor saves it: a new file renamed over the old one (the monitor watches the
+        directory, so this is an edit it applies)."""
+        o = self.observers[key]
+        tmp = o["conf"] + ".new"
+        with open(tmp, "w") as f:
+            f.write(self.observer_toml(node, adapter, expects))
+        check = subprocess.run([self.binary, "monitor", "--check", "--config", tmp], capture_output=True, text=True)
+        if check.returncode != 0:
+            raise RuntimeError(f"monitor --check refused {tmp}: {check.stdout}{check.stderr}")
+        os.rename(tmp, o["conf"])
+        o.update(node=node, adapter=adapter, expects=dict(expects))
+
+    def start_observer(self, key, node, adapter, expects):
+        """A monitor scanning `adapter` for `expects`, publishing as `node`; its own state directory,
+        and an empty runtime directory (no local beacon daemon: its entities are the observer's and
+        the beacons' alone). Waits until it is online on the broker."""
+        home = os.path.join(self.dir, key)
+        for d in ("run", "state"):
+            os.makedirs(os.path.join(home, d), exist_ok=True)
+        self.observers[key] = {"conf": os.path.join(home, "monitor.toml"), "log": f"{key}/monitor.log"}
+        self.write_observer_conf(key, node, adapter, expects)
+        env = dict(os.environ, RUNTIME_DIRECTORY=os.path.join(home, "run"), STATE_DIRECTORY=os.path.join(home, "state"))
+        self.observers[key]["proc"] = self.procs.start(key, [self.binary, "monitor", "--config", self.observers[key]["conf"]],
+                                                       os.path.join(self.dir, self.observers[key]["log"]), env=env)
+        ok, _ = wait_until(f"{node} online", lambda: (self.mirror.get(f"altbeacond/{node}/status") == "online", None))
+        if not ok:
+            raise RuntimeError(f"the monitor {key} ({node} on {adapter}) is not online on the broker:\n"
+                               + self._tail(self.observers[key]["log"]))
+        say(f"monitor {key}: node {node}, scanning {adapter}, expecting {', '.join(expects)}")
+
+    def node_announced(self, node):
+        """The discovery a monitor of this node announced (retained, not emptied): unique_id ->
+        {component, object, name, identifiers, topic}; its observer's device and its beacons'."""
+        out = {}
+        pattern = rf"homeassistant/([a-z_]+)/(altbeacond__{re.escape(node)}(?:__[^/]+)?)/([a-z_]+)/config"
+        for topic, payload in self.mirror.matching(pattern).items():
+            if payload:
+                c = json.loads(payload)
+                out[c["unique_id"]] = {"component": topic.split("/")[1], "object": topic.split("/")[3],
+                                       "name": c.get("name"), "identifiers": c["device"]["identifiers"],
+                                       "topic": topic}
+        return out
+
+    @staticmethod
+    def in_ha(announced, entities):
+        """Each announced entity in HA's list (mqtt_entities()): by its component, a device carrying
+        one of its identifiers and its name (HA's friendly name: the device's name, then the
+        entity's, and the device's name may be another monitor's, HA takes the last it read).
+        -> ({unique_id: HA's entity}, [what is not there exactly once])"""
+        found, missing = {}, []
+        for uid, a in announced.items():
+            ids = [e for e in entities
+                   if e["entity_id"].startswith(a["component"] + ".")
+                   and any(i[0] == "mqtt" and i[1] in a["identifiers"] for i in e["identifiers"])
+                   and (e["friendly_name"] or "").endswith(" " + a["name"] if a["name"] else "")]
+            if len(ids) == 1:
+                found[uid] = ids[0]
+            else:
+                missing.append(f"{uid} ({len(ids)} in HA: {[e['entity_id'] for e in ids]})")
+        return found, missing
+
+    def wait_in_ha(self, scenario, node, only=None):
+        """Waits until every entity the node announced (those for which only(announced) holds) is
+        in HA once and shows a state that is neither "None" nor unavailable, the announcement the
+        same at two looks in a row (not one half published); fails otherwise.
+        -> {unique_id: HA's entity, with the announced "object" and "identifiers"}"""
+        last = [None]
+
+        def probe():
+            announced = {u: a for u, a in self.node_announced(node).items() if only is None or only(a)}
+            same, last[0] = last[0] == set(announced), set(announced)
+            if not announced:
+                return False, ({}, ["nothing announced on the broker"])
+            found, missing = self.in_ha(announced, self.ha.mqtt_entities())
+            found = {u: dict(e, object=announced[u]["object"], identifiers_announced=announced[u]["identifiers"])
+                     for u, e in found.items()}
+            bad = [f"{e['entity_id']} is {e['state']!r}" for e in found.values() if e["state"] in ("None", "unavailable")]
+            return same and not missing and not bad, (found, missing + bad)
+
+        t = time.monotonic()
+        ok, (found, problems) = wait_until(f"{node}'s entities", probe)
+        if not ok:
+            fail(f"{scenario}: {node}'s entities not (once, available) in HA: {'; '.join(problems) or 'announced still changing'}")
+        else:
+            say(f"{scenario}: {len(found)} entities of {node} in HA ({time.monotonic() - t:.1f} s): "
+                + ", ".join(sorted(e["entity_id"] for e in found.values())))
+        return found
+
+    def wait_state(self, scenario, entity_id, want):
+        ok, got = wait_until(f"{entity_id} {want}", lambda: (lambda s: (s == want, s))(
+            (self.ha.states().get(entity_id) or {}).get("state")))
+        if not ok:
+            fail(f"{scenario}: {entity_id} is {got!r}, expected {want!r}")
+        return ok
+
+    def wait_gone(self, scenario, what, entity_ids, devices=()):
+        """Waits until none of entity_ids is in HA's states and none of the devices in HA's device
+        registry (device_attr() says None); fails otherwise."""
+        ids, devices = set(entity_ids), sorted(set(d for d in devices if d))
+
+        def probe():
+            left = sorted(ids & set(self.ha.states()))
+            for d in devices:
+                if self.ha.render(f"{{{{ device_attr('{d}', 'name') }}}}").strip() != "None":
+                    left.append(f"device {d}")
+            return not left, left
+
+        t = time.monotonic()
+        ok, left = wait_until(what, probe)
+        took = time.monotonic() - t
+        if ok:
+            say(f"{scenario}: {what}: {len(ids)} entities" + (f" and {len(devices)} device(s)" if devices else "")
+                + f" left HA ({took:.1f} s)")
+            self.timings[f"{scenario}: {what}"] = took
+        else:
+            fail(f"{scenario}: {what}: still in HA {TIMEOUT:.0f} s later: {', '.join(left)}")
+        return ok
+
+    def retained_now(self, patterns, seconds=3.0):
+        """What the broker retains now under these topic filters (a new subscription: retained
+        messages only), topic -> payload, empty ones left out."""
+        got, lock = {}, threading.Lock()
+        c = paho.Client(client_id="altbeacond-check-retained-" + secrets.token_hex(3))
+        c.username_pw_set("check", self.passwords["check"])
+        c.on_connect = lambda cl, u, f, rc: cl.subscribe([(p, 0) for p in patterns])
+
+        def message(cl, u, msg):
+            if msg.retain and msg.payload:
+                with lock:
+                    got[msg.topic] = msg.payload.decode("utf-8", "replace")
+        c.on_message = message
+        c.connect("127.0.0.1", self.mqtt_port)
+        c.loop_start()
+        time.sleep(seconds)
+        c.loop_stop()
+        c.disconnect()
+        return got
 
     # --- Home Assistant --------------------------------------------------------------------
     def seed_ha(self):
@@ -477,7 +685,7 @@ class Live:
             except (urllib.error.URLError, ConnectionError, OSError) as e:
                 return False, str(e)
 
-        ok, detail = wait_until("HA's API", up, timeout=120, interval=0.25)
+        ok, detail = wait_until("HA's API", up, timeout=START_TIMEOUT, interval=0.25)
         if not ok or self.hass.poll() is not None:
             raise RuntimeError(f"Home Assistant's API did not answer: {detail}\n{self._tail('ha/home-assistant.log', 60)}")
         self.timings["HA start (launch to API answering)"] = time.monotonic() - t
@@ -489,7 +697,7 @@ class Live:
             except (urllib.error.URLError, OSError) as e:
                 return False, str(e)
 
-        ok, detail = wait_until("HA running", started, timeout=120)
+        ok, detail = wait_until("HA running", started, timeout=START_TIMEOUT)
         if not ok:
             raise RuntimeError(f"Home Assistant never reached RUNNING: {detail}")
         self.timings["HA start (launch to RUNNING)"] = time.monotonic() - t
@@ -704,6 +912,127 @@ class Live:
             fail(f"renamed: {len(left)} entities of the old node still in HA {TIMEOUT:.0f} s after the rename "
                  f"(a ghost; e.g. {left[0]} is {states[left[0]]['state']!r})")
 
+    def scenario_removed(self):
+        """Issue 38 Deliver 2 for an observer: an expected beacon removed from monitor.toml, then the
+        node renamed, both as edits the running monitor applies: their entities and devices leave
+        HA (no ghost `unavailable` for ever), what stays stays; the next refresh (30 s) clears
+        their retained state from the broker."""
+        uuid, major, minor = BEACON[0], int(BEACON[1]), int(BEACON[2])
+        a = (uuid, major, minor)
+        b = (uuid, 64999 if major != 64999 else 64998, minor)   # on air nowhere: never heard
+        node, renamed, adapter = NODE + "-obs", NODE + "-renamed", ADAPTERS[0]
+        self.start_observer("obs", node, adapter, {"a": a, "b": b})
+        ents = self.wait_in_ha("removed", node)
+        fa, fb = frame_id(*a), frame_id(*b)
+        on = lambda ident, es: {u: e for u, e in es.items() if ident in e["identifiers_announced"]}  # noqa: E731
+        ea, eb, eo = on(fa, ents), on(fb, ents), on(discovery_id(node), ents)
+        if not ea or not eb or not eo:
+            return fail(f"removed: announced and in HA: {len(ea)} entities of a's device {fa}, {len(eb)} of b's {fb}, "
+                        f"{len(eo)} of the observer's (none may be 0)")
+        heard = lambda es: next(e["entity_id"] for e in es.values() if e["object"] == "connectivity")  # noqa: E731
+        self.wait_state("removed", heard(ea), "on")
+        self.wait_state("removed", heard(eb), "off")
+        dev_a, dev_b = {e["device_id"] for e in ea.values()}, {e["device_id"] for e in eb.values()}
+        if len(dev_a) != 1 or len(dev_b) != 1 or dev_a == dev_b:
+            return fail(f"removed: a's entities on the devices {dev_a}, b's on {dev_b}: one each, not the same, expected")
+        say(f"removed: a's device {next(iter(ea.values()))['device_name']!r}, b's {next(iter(eb.values()))['device_name']!r}, "
+            f"the observer's {next(iter(eo.values()))['device_name']!r}")
+
+        # b removed, saved by rename
+        self.marks.append(("removed: b removed", self.log_size()))
+        self.write_observer_conf("obs", node, adapter, {"a": a})
+        self.wait_gone("removed", "b removed from monitor.toml: its entities and device",
+                       [e["entity_id"] for e in eb.values()], dev_b)
+        states = self.ha.states()
+        lost = [f"{e['entity_id']} ({(states.get(e['entity_id']) or {}).get('state', 'gone')})"
+                for e in list(ea.values()) + list(eo.values())
+                if (states.get(e["entity_id"]) or {}).get("state", "unavailable") in ("unavailable", "None")]
+        if lost:
+            fail(f"removed: what stays configured is gone or unavailable after b's removal: {', '.join(lost)}")
+
+        # the node renamed
+        self.marks.append(("removed: node renamed", self.log_size()))
+        old_ids = [e["entity_id"] for e in list(ea.values()) + list(eo.values())]
+        self.write_observer_conf("obs", renamed, adapter, {"a": a})
+        t_renamed = time.monotonic()
+        new = on(fa, self.wait_in_ha("removed (renamed)", renamed))
+        if not new:
+            fail(f"removed: a's entities under the new node {renamed} are not in HA")
+        else:
+            self.wait_state("removed", heard(new), "on")
+        self.wait_gone("removed", f"the node renamed ({node} -> {renamed}): the old node's entities and observer device",
+                       old_ids, {e["device_id"] for e in eo.values()})
+
+        # their retained state, cleared at the next refresh (after HA removed the entities reading it)
+        def left_behind():
+            got = self.retained_now([f"altbeacond/{node}/#", f"altbeacond/{renamed}/beacons/b", "homeassistant/+/+/+/config"])
+            return [t for t in got if t.startswith(f"altbeacond/{node}/") or t == f"altbeacond/{renamed}/beacons/b"
+                    or re.search(rf"/altbeacond__{re.escape(node)}(__|/)", t)]
+
+        ok, left = wait_until("cleared", lambda: (lambda left: (not left, left))(left_behind()), timeout=max(TIMEOUT, 75), interval=1)
+        if ok:
+            say(f"removed: nothing of b or of the old node retained on the broker "
+                f"({time.monotonic() - t_renamed:.1f} s after the rename)")
+        else:
+            fail(f"removed: still retained {max(TIMEOUT, 75):.0f} s after the rename: {', '.join(sorted(left))}")
+
+    def scenario_shared(self):
+        """Issue 38 Deliver 2: two monitors (two nodes, two adapters) expecting the same beacon under
+        different names make one HA device for it, each contributing its own entities."""
+        if len(ADAPTERS) < 2:
+            return fail("shared: HA_LIVE_ADAPTERS names one adapter; two monitors need two (on one machine and "
+                        "adapter they would share an MQTT client ID)")
+        uuid, major, minor = BEACON[0], int(BEACON[1]), int(BEACON[2])
+        a = (uuid, major, minor)
+        fa = frame_id(*a)
+        first = self.observers.get("obs")
+        if not first or first["proc"].poll() is not None or a not in first["expects"].values():
+            if first and first["proc"].poll() is None:
+                self.procs.stop(first["proc"])
+            self.start_observer("obs", NODE + "-obs", ADAPTERS[0], {"a": a})
+        self.start_observer("west", NODE + "-west", ADAPTERS[1], {"lobby": a})
+        mine = {}
+        for key in ("obs", "west"):
+            node = self.observers[key]["node"]
+            mine[key] = self.wait_in_ha("shared", node, only=lambda x: fa in x["identifiers"])
+            if not mine[key]:
+                return fail(f"shared: none of {node}'s entities for the beacon in HA")
+            heard = next(e["entity_id"] for e in mine[key].values() if e["object"] == "connectivity")
+            self.wait_state("shared", heard, "on")
+        objects = [sorted(e["object"] for e in m.values()) for m in mine.values()]
+        if objects[0] != objects[1]:
+            fail(f"shared: the two monitors' entities differ: {objects[0]} and {objects[1]}")
+        ids = [e["entity_id"] for m in mine.values() for e in m.values()]
+        if len(set(ids)) != len(ids):
+            fail(f"shared: an entity counted for both monitors: {ids}")
+
+        # one device: device_id() of each monitor's Heard by, and no other device with the identifier
+        heard = {k: next(e["entity_id"] for e in m.values() if e["object"] == "connectivity") for k, m in mine.items()}
+        dev = {k: self.ha.render(f"{{{{ device_id('{eid}') }}}}").strip() for k, eid in heard.items()}
+        name = self.ha.render(f"{{{{ device_attr('{dev['obs']}', 'name') }}}}").strip()
+        say(f"shared: device_id({heard['obs']}) = {dev['obs']}, device_id({heard['west']}) = {dev['west']}, "
+            f"device_attr(name) = {name!r}")
+        if dev["obs"] != dev["west"] or dev["obs"] in ("", "None"):
+            fail(f"shared: two devices for one beacon: {dev}")
+        entities = self.ha.mqtt_entities()
+        with_frame = sorted({e["device_id"] for e in entities if ["mqtt", fa] in e["identifiers"]})
+        if with_frame != [dev["obs"]]:
+            fail(f"shared: devices carrying {fa}: {with_frame}, expected the one {dev['obs']}")
+        on_device = set(json.loads(self.ha.render(f"{{{{ device_entities('{dev['obs']}') | to_json }}}}")))
+        if not set(ids) <= on_device:
+            fail(f"shared: not on the device: {sorted(set(ids) - on_device)}")
+        say(f"shared: one device {name!r} with {len(on_device)} entities, {len(ids)} of them the two monitors' "
+            f"({', '.join(sorted(ids))})")
+        # every announced unique_id once; no entity ID HA had to number
+        uids = [json.loads(p)["unique_id"] for p in self.mirror.matching(r"homeassistant/[a-z_]+/[^/]+/[a-z_]+/config").values() if p]
+        dups = sorted({u for u in uids if uids.count(u) > 1})
+        if dups:
+            fail(f"shared: unique_id announced on more than one topic: {', '.join(dups)}")
+        numbered = sorted(e["entity_id"] for e in entities if re.search(r"_\d+$", e["entity_id"]))
+        if numbered:
+            fail(f"shared: entity IDs HA numbered (a clash of names): {', '.join(numbered)}")
+        say(f"shared: {len(uids)} unique_ids announced, each once; {len(entities)} MQTT entities in HA, none numbered")
+
     def log_size(self):
         try:
             return os.path.getsize(os.path.join(self.ha_dir, "home-assistant.log"))
@@ -751,12 +1080,12 @@ class Live:
         say(f"log: {len(records)} records, {len(bad)} WARNING/ERROR, {len(mine)} from our entities")
 
 
-SCENARIOS = ["start", "control", "killed", "stale", "gone", "restart", "renamed", "log"]
+SCENARIOS = ["start", "control", "killed", "stale", "gone", "restart", "renamed", "removed", "shared", "log"]
 # run only when named: what issue 38 asks and nobody has delivered yet (none left)
 OPT_IN: dict = {}
-# Issue 38's other cases need an observer monitor ([expect] tables: a Bluetooth scan). Add them as
-# scenario_<name> methods of Live and to SCENARIOS once the host can run one (the testbed can).
-NOT_COVERED = {
+# Issue 38's cases that need observer monitors ([expect] tables: a Bluetooth scan): run where
+# HA_LIVE_ADAPTERS names controllers to scan (the testbed: homeassistant-live.sh), else not covered.
+BLUETOOTH = {
     "removed": "an expected beacon removed from monitor.toml, an observer's node renamed: their HA devices gone",
     "shared": "two monitors hearing one beacon: one HA device, each monitor's own RSSI/heard entities",
 }
@@ -773,7 +1102,15 @@ def main():
         if not shutil.which(tool):
             print(f"check-live.py: {tool} is missing (Debian's mosquitto)", file=sys.stderr)
             return 2
-    chosen = args or [n for n in SCENARIOS if n not in OPT_IN]
+    unknown = [a for a in args if a not in SCENARIOS]
+    if unknown:
+        print(f"check-live.py: no scenario {' '.join(unknown)} (scenarios: {' '.join(SCENARIOS)})", file=sys.stderr)
+        return 2
+    if not ADAPTERS and set(args) & set(BLUETOOTH):
+        print(f"check-live.py: {' '.join(a for a in args if a in BLUETOOTH)} need(s) HA_LIVE_ADAPTERS (controllers "
+              "to scan, e.g. \"hci1 hci2\"): deploy/testbed/run homeassistant-live", file=sys.stderr)
+        return 2
+    chosen = args or [n for n in SCENARIOS if n not in OPT_IN and (ADAPTERS or n not in BLUETOOTH)]
     live = Live(binary, keep)
     say(f"in {live.dir}: scenarios {' '.join(chosen)}")
     try:
@@ -794,8 +1131,10 @@ def main():
     for name, why in OPT_IN.items():
         if name not in chosen:
             say(f"not run (opt-in: check-live.py {name}): {why}")
-    for name, why in NOT_COVERED.items():
-        say(f"not covered here: {name}: {why} (needs an observer monitor, so Bluetooth)")
+    for name, why in BLUETOOTH.items():
+        if not ADAPTERS:
+            say(f"not covered here: {name}: {why} (needs observer monitors, so Bluetooth: "
+                "deploy/testbed/run homeassistant-live)")
     for k, v in live.timings.items():
         say(f"timing: {k}: {v:.1f} s")
     say(f"timing: the whole check: {total:.1f} s")
