@@ -133,3 +133,21 @@ tbd_local_is() {
   echo "--- altbeacond/$1/beacon: $(retained "altbeacond/$1/beacon")"; cat /tmp/monitor.log; tbd_dump
   return 1
 }
+
+# tbd_broker [CONF LINES...]: Debian's mosquitto on 127.0.0.1:1883 (loopback brought up) wanting
+# the user mon with the password s3cret (also in /tmp/mqtt-password, 0600, for a monitor's
+# password_file), extra mosquitto.conf lines as given; returns once it answers; defines
+# `retained TOPIC` (the retained message, 3 s at most) and `pub TOPIC PAYLOAD`
+tbd_broker() {
+  local i l
+  ip link set lo up
+  { printf 'listener 1883 127.0.0.1\nallow_anonymous false\npassword_file /tmp/mosquitto.passwd\n'
+    for l in "$@"; do printf '%s\n' "$l"; done; } >/tmp/mosquitto.conf
+  : >/tmp/mosquitto.passwd
+  mosquitto_passwd -b /tmp/mosquitto.passwd mon s3cret || tb_fail "mosquitto_passwd"
+  printf 's3cret\n' >/tmp/mqtt-password; chmod 0600 /tmp/mqtt-password
+  mosquitto -c /tmp/mosquitto.conf >/tmp/mosquitto.log 2>&1 &
+  for ((i = 0; i < 50; i++)); do mosquitto_sub -u mon -P s3cret -t x -W 1 -C 1 >/dev/null 2>&1; [ $? != 27 ] || break; _tb_sleep 0.1; done
+}
+retained() { mosquitto_sub -u mon -P s3cret -t "$1" -C 1 -W 3 2>/dev/null; }
+pub() { mosquitto_pub -u mon -P s3cret -t "$1" -m "$2"; }

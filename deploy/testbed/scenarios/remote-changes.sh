@@ -9,15 +9,7 @@
 . "$TB_REPO/deploy/testbed/daemon-lib.sh"
 . "$TB_REPO/deploy/testbed/frames-lib.sh"
 S=17 F=27
-ip link set lo up
-printf 'listener 1883 127.0.0.1\nallow_anonymous false\npassword_file /tmp/mosquitto.passwd\n' >/tmp/mosquitto.conf
-: >/tmp/mosquitto.passwd
-mosquitto_passwd -b /tmp/mosquitto.passwd mon s3cret || tb_fail "mosquitto_passwd"
-printf 's3cret\n' >/tmp/mqtt-password; chmod 0600 /tmp/mqtt-password
-mosquitto -c /tmp/mosquitto.conf >/tmp/mosquitto.log 2>&1 &
-for ((i = 0; i < 50; i++)); do mosquitto_sub -u mon -P s3cret -t x -W 1 -C 1 >/dev/null 2>&1; [ $? != 27 ] || break; _tb_sleep 0.1; done
-retained() { mosquitto_sub -u mon -P s3cret -t "$1" -C 1 -W 3 2>/dev/null; }
-pub() { mosquitto_pub -u mon -P s3cret -t "$1" -m "$2"; }
+tbd_broker
 local_is() { tbd_local_is pi1 "$@"; }
 hexfor() { printf '0201061bff1801beac2f234454cf6d4a0fadf2f4911ba9ffa6%04x%04x%s00' "$1" "$2" "$3"; }
 times=""

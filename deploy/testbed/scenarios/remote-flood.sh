@@ -9,14 +9,7 @@
 # (no rewrite). While the daemon is stopped at most 1000 requests wait; at its start they are
 # all taken, one rewrite; requests older than 60 s are dropped and said.
 . "$TB_REPO/deploy/testbed/daemon-lib.sh"
-ip link set lo up
-printf 'listener 1883 127.0.0.1\nallow_anonymous false\npassword_file /tmp/mosquitto.passwd\nmax_queued_messages 5000\n' >/tmp/mosquitto.conf
-: >/tmp/mosquitto.passwd
-mosquitto_passwd -b /tmp/mosquitto.passwd mon s3cret || tb_fail "mosquitto_passwd"
-printf 's3cret\n' >/tmp/mqtt-password; chmod 0600 /tmp/mqtt-password
-mosquitto -c /tmp/mosquitto.conf >/tmp/mosquitto.log 2>&1 &
-for ((i = 0; i < 50; i++)); do mosquitto_sub -u mon -P s3cret -t x -W 1 -C 1 >/dev/null 2>&1; [ $? != 27 ] || break; _tb_sleep 0.1; done
-retained() { mosquitto_sub -u mon -P s3cret -t "$1" -C 1 -W 3 2>/dev/null; }
+tbd_broker 'max_queued_messages 5000'
 REQ=/run/altbeacond/requests
 pending() { find "$REQ" -maxdepth 1 -name '*.request' 2>/dev/null | wc -l; }
 
