@@ -672,9 +672,11 @@ class Live:
         self.ha = HomeAssistant(self.http_port, token)
 
     def start_ha(self):
-        hass = os.path.join(os.path.dirname(sys.executable), "hass")
+        # `python -m homeassistant`, not the venv's `hass` script: its #! line names the path the venv
+        # was made at, and a cache moved elsewhere would not start
+        hass = [sys.executable, "-m", "homeassistant"]
         t = time.monotonic()
-        self.hass = self.procs.start("hass", [hass, "--config", self.ha_dir, "--skip-pip", "--log-no-color"],
+        self.hass = self.procs.start("hass", hass + ["--config", self.ha_dir, "--skip-pip", "--log-no-color"],
                                      os.path.join(self.dir, "hass.out"))
 
         def up():
