@@ -49,17 +49,7 @@ UkSunvSjGuNlusHuE2snHaCMFZymsfWeeGO+92y6fLDpexaWXoW/kYOQ
 
     /// `clientCert` with its outer DER length changed (MIIB -> MIIC): valid PEM and base64, no
     /// certificate.
-    static let corruptedCert = """
------BEGIN CERTIFICATE-----
-MIICKjCB0QIUdhxJHqiam6rupqoEqVE+8d4VgeQwCgYIKoZIzj0EAwIwFTETMBEG
-A1UEAwwKZml4dHVyZS1jYTAgFw0yNjExMjYwNTQwMTFaGA8yMTI2MTEwMjA1NDAx
-MVowGTEXMBUGA1UEAwwOZml4dHVyZS1jbGllbnQwWTATBgcqhkjOPQIBBggqhkjO
-PQMBBwNCAASXYK9Qhgl7dLegILQJRp1kDkIyXM9gFyrUrLeMEc9+DJ78h9HN1Yl+
-7+ymvRjnYNG7cKS1lyVswZPpAc61ubB6MAoGCCqGSM49BAMCA0gAMEUCIFfy9gi/
-2A2Ly8Pkxyc+aEJOx1Y4t8atWWuw6XziKradAiEAnB5y5l6mLsVFhHVHsH4jM/he
-ZcjRTLAb8a1k96OHCoE=
------END CERTIFICATE-----
-"""
+    static let corruptedCert = clientCert.replacing("-----\nMIIBKjCB", with: "-----\nMIICKjCB")
 
     var dir = ""
 
