@@ -65,6 +65,9 @@ public struct MQTTSettings: Equatable, Sendable {
     public var tls: MQTTTLSSettings?
     /// `control`: changes from afar to the local beacon daemon (issue 32); off by default.
     public var control: MQTTControl = .off
+    /// `release_topic`: where the fleet's release is offered (issue 39); another topic stages one
+    /// (a few cards on `altbeacond/fleet/release/canary` first).
+    public var releaseTopic: String = FirmwareUpdate.defaultReleaseTopic
 
     public static let defaultPort: UInt16 = 1883
     public static let defaultKeepAliveS: UInt16 = 60
@@ -73,9 +76,17 @@ public struct MQTTSettings: Equatable, Sendable {
 
     public init(host: String, port: UInt16 = MQTTSettings.defaultPort, username: String? = nil, passwordFile: String? = nil,
                 keepAliveS: UInt16 = MQTTSettings.defaultKeepAliveS, discoveryPrefix: String = MQTTSettings.defaultDiscoveryPrefix,
-                tls: MQTTTLSSettings? = nil, control: MQTTControl = .off) {
+                tls: MQTTTLSSettings? = nil, control: MQTTControl = .off, releaseTopic: String = FirmwareUpdate.defaultReleaseTopic) {
         self.host = host; self.port = port; self.username = username; self.passwordFile = passwordFile
         self.keepAliveS = keepAliveS; self.discoveryPrefix = discoveryPrefix; self.tls = tls; self.control = control
+        self.releaseTopic = releaseTopic
+    }
+
+    /// The broker knows who publishes: the monitor logs in with a user name and password, or a
+    /// TLS client certificate. What a message may change here (`control`, an update) needs it:
+    /// otherwise anyone who reaches the broker could.
+    public var authenticatesPublishers: Bool {
+        (username != nil && passwordFile != nil) || (tls?.certFile != nil && tls?.keyFile != nil)
     }
 }
 

@@ -12,9 +12,7 @@ extension ConfigValidator {
             return .off
         }
         guard mode != .off else { return .off }
-        let password = settings.username != nil && settings.passwordFile != nil
-        let certificate = settings.tls?.certFile != nil && settings.tls?.keyFile != nil
-        guard password || certificate else {
+        guard settings.authenticatesPublishers else {
             report("mqtt.control = \"\(s)\" needs the broker to authenticate who publishes: set mqtt.username and mqtt.password_file "
                    + "(or tls = true with cert_file and key_file); otherwise anyone who reaches the broker could change the beacon",
                    at: p, rank: .missing, key: "mqtt.password_file")

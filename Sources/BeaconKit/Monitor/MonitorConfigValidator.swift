@@ -175,6 +175,14 @@ extension ConfigValidator {
                 report("mqtt.discovery_prefix must be an MQTT topic without wildcards (+ #), empty levels or control characters, like \"homeassistant\"", at: p)
             }
         }
+        if let (s, p) = string(t, "mqtt", "release_topic") {
+            if isPlainTopic(s) {
+                out.releaseTopic = s
+            } else {
+                report("mqtt.release_topic must be an MQTT topic without wildcards (+ #), empty levels or control characters, "
+                       + "like \"altbeacond/fleet/release/canary\"", at: p)
+            }
+        }
         out.control = readMQTTControl(t, out)
         return problems.count == before ? out : nil
     }

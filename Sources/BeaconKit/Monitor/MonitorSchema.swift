@@ -5,7 +5,7 @@ enum MonitorSchema {
         ("expect", []),   // [expect.NAME] tables, whose keys are `expectKeys`
         ("metrics", ["textfile"]),
         ("mqtt", ["host", "port", "username", "password_file", "keepalive_s", "discovery_prefix", "tls", "ca_file", "cert_file",
-                  "key_file", "server_name", "control"]),
+                  "key_file", "server_name", "control", "release_topic"]),
     ]
 
     /// The keys of `[expect.NAME]`: `type`, then every expectable frame type's ID keys. Only
