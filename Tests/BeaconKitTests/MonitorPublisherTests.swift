@@ -23,14 +23,17 @@ final class MonitorPublisherTests: XCTestCase {
     }
     var legacyTopics: [String] { MonitorExport.legacyDiscoveryTopics(lobby, node: "pi", prefix: "homeassistant") }
     var observerTopics: [String] { MonitorExport.observerDiscovery(node: "pi", prefix: "homeassistant").map(\.topic) }
-    /// The local beacon's entities, then its control entities (cleared while control is off).
+    /// The local beacon's entities, then its control entities (cleared while control is off),
+    /// then its firmware's (issue 39).
     var localTopics: [String] {
         (MonitorExport.localBeaconDiscovery(node: "pi", prefix: "homeassistant", announce: true)
-            + MonitorExport.localBeaconControlDiscovery(node: "pi", prefix: "homeassistant", announce: true)).map(\.topic)
+            + MonitorExport.localBeaconControlDiscovery(node: "pi", prefix: "homeassistant", announce: true)
+            + MonitorExport.firmwareDiscovery(FirmwareUpdate(node: "pi", control: .off, authenticated: false, monitorVersion: ""),
+                                              prefix: "homeassistant", announce: true)).map(\.topic)
     }
     var controlTopics: [String] { MonitorExport.localBeaconControlDiscovery(node: "pi", prefix: "homeassistant", announce: true).map(\.topic) }
     var discoveryTopics: [String] { MonitorExport.discovery(lobby, node: "pi", prefix: "homeassistant").map(\.topic) }
-    let states = ["altbeacond/pi/beacons/lobby", "altbeacond/pi/observer", "altbeacond/pi/health", "altbeacond/pi/beacon"]
+    let states = ["altbeacond/pi/beacons/lobby", "altbeacond/pi/observer", "altbeacond/pi/health", "altbeacond/pi/beacon", "altbeacond/pi/update"]
 
     func testConnectedSaysEverythingRetainedAndSubscribesToTheBirthTopic() throws {
         var p = publisher()
@@ -82,8 +85,8 @@ final class MonitorPublisherTests: XCTestCase {
         XCTAssertFalse(a.contains { if case .scheduleRefresh = $0 { true } else { false } }, "a change never delays the refresh")
         XCTAssertEqual(topics(p.changed(status(t), health: nil)), [])
         XCTAssertEqual(topics(p.refresh(status(t), health: nil, nowMs: 30_000)),
-                       ["altbeacond/pi/beacons/lobby", "altbeacond/pi/observer", "altbeacond/pi/beacon"],
-                       "no beacon daemon: its state cleared at the first refresh, after its entities went")
+                       ["altbeacond/pi/beacons/lobby", "altbeacond/pi/observer", "altbeacond/pi/beacon", "altbeacond/pi/update"],
+                       "no beacon daemon: its state and its firmware's cleared at the first refresh, after their entities went")
         let r = p.refresh(status(t), health: nil, nowMs: 60_000)
         XCTAssertEqual(topics(r), ["altbeacond/pi/beacons/lobby", "altbeacond/pi/observer"],
                        "unchanged, yet said again: HA's expire_after counts from the last message (no health file: its topics were cleared once)")
@@ -111,8 +114,8 @@ final class MonitorPublisherTests: XCTestCase {
         var p = publisher()
         _ = p.connected(status(tracker()), health: nil, nowMs: 0)
         XCTAssertEqual(topics(p.connected(status(tracker()), health: nil, nowMs: 1)).count,
-                       1 + legacyTopics.count + observerTopics.count + localTopics.count + discoveryTopics.count + states.count - 1,
-                       "all but the local beacon's state, cleared at a refresh")
+                       1 + legacyTopics.count + observerTopics.count + localTopics.count + discoveryTopics.count + states.count - 2,
+                       "all but the local beacon's state and its firmware's, cleared at a refresh")
     }
 
     func testBirthMessageForcesDiscoveryAndTopics() throws {
@@ -121,7 +124,7 @@ final class MonitorPublisherTests: XCTestCase {
         XCTAssertTrue(p.isBirth(try MQTTPublish(topic: "homeassistant/status", payload: Array("online".utf8))))
         XCTAssertFalse(p.isBirth(try MQTTPublish(topic: "homeassistant/status", payload: Array("offline".utf8))))
         XCTAssertFalse(p.isBirth(try MQTTPublish(topic: "other/status", payload: Array("online".utf8))))
-        XCTAssertEqual(topics(p.birth(status(tracker()), health: nil)), observerTopics + localTopics + discoveryTopics + states.dropLast(2),
+        XCTAssertEqual(topics(p.birth(status(tracker()), health: nil)), observerTopics + localTopics + discoveryTopics + states.dropLast(3),
                        "the local beacon's empty topics were said once already")
     }
 

@@ -59,6 +59,9 @@ public struct MonitorPublisher: Sendable {
     /// The time and the SoC's temperature, for the local beacon's state: set by the caller
     /// before each call.
     public var machine = LocalMachine()
+    /// The card's firmware (issue 39), an update entity on the local beacon's device: set by
+    /// the caller (the updater's state read, a release heard) before each call.
+    public var firmware: FirmwareUpdate
 
     /// `announced`: the topics an earlier run announced (`MonitorAnnounced.parse`); whatever of
     /// them this configuration no longer publishes is cleared at the next connection.
@@ -67,6 +70,7 @@ public struct MonitorPublisher: Sendable {
         self.node = node; self.discoveryPrefix = discoveryPrefix; self.expectations = expectations; self.control = control
         self.version = version
         self.announced = Set(announced); remembered = self.announced
+        firmware = FirmwareUpdate(node: node, control: control, authenticated: false, monitorVersion: version)
     }
 
     /// The same monitor under a new configuration (monitor.toml edited): what this one
@@ -80,6 +84,8 @@ public struct MonitorPublisher: Sendable {
         p.lastCount = lastCount; p.advertsPerS = advertsPerS
         p.healthAnnounced = healthAnnounced; p.beaconVersion = beaconVersion; p.beaconFrameIDs = beaconFrameIDs
         p.lastChangeEvent = lastChangeEvent; p.firstLookS = firstLookS; p.machine = machine
+        p.firmware = firmware
+        p.firmware.reconfigure(node: node, releaseTopic: firmware.releaseTopic, control: control, authenticated: firmware.authenticated)
         return p
     }
 
@@ -191,6 +197,7 @@ public struct MonitorPublisher: Sendable {
                                                            beaconVersion: beaconVersion, frameIDs: beaconFrameIDs, version: version) {
             out += publish(d.topic, d.payload, force: force)
         }
+        out += firmwareDiscovery(force: force)
         for e in expectations {
             for d in MonitorExport.discovery(e, node: node, prefix: discoveryPrefix, version: version) {
                 out += publish(d.topic, d.payload, force: force)
@@ -217,10 +224,26 @@ public struct MonitorPublisher: Sendable {
             out += publish(MonitorExport.healthTopic(node: node), String(h.json.dropLast()), force: force)
             out += publish(MonitorExport.localBeaconTopic(node: node), MonitorExport.localBeaconJSON(h, machine: machine), force: force)
             out += changeEvent(h)
+            // Its discovery changes with what the card can do (an Install appears): said first.
+            out += firmwareDiscovery(force: false)
+            out += publish(FirmwareUpdate.stateTopic(node: node), MonitorExport.firmwareJSON(firmware), force: force)
         } else {
             // No beacon daemon here: nothing retained from one that ran before.
             out += publish(MonitorExport.healthTopic(node: node), "")
-            if clearsLocal { out += publish(MonitorExport.localBeaconTopic(node: node), "") }
+            if clearsLocal {
+                out += publish(MonitorExport.localBeaconTopic(node: node), "")
+                out += publish(FirmwareUpdate.stateTopic(node: node), "")
+            }
+        }
+        return out
+    }
+
+    /// The update entity and its outcome sensor, on the local beacon's device (cleared without one).
+    private mutating func firmwareDiscovery(force: Bool) -> [Action] {
+        var out: [Action] = []
+        for d in MonitorExport.firmwareDiscovery(firmware, prefix: discoveryPrefix, announce: healthAnnounced, beaconVersion: beaconVersion,
+                                                 frameIDs: beaconFrameIDs, version: version) {
+            out += publish(d.topic, d.payload, force: force)
         }
         return out
     }
