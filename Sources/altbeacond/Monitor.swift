@@ -78,7 +78,7 @@ func monitorCommand(configPath: String, once: Bool, timeoutSeconds: UInt32?) -> 
         let announced = StateFile(directory: LastGoodConfig.directory(environment: environment("STATE_DIRECTORY")),
                                   name: MonitorAnnounced.fileName(configPath: configPath))
         let mqtt = config.mqtt.map { MonitorMQTTOutput(settings: $0, node: node, config: config, healthPath: defaultStatusPath(), version: version,
-                                                       announced: announced, loop: loop, log: log) }
+                                                       announced: announced, updatePaths: firmwareUpdatePaths(), loop: loop, log: log) }
         mqttOutput = mqtt
         if let path = config.metrics.textfile {
             let figures: (() -> MonitorMQTTFigures?)? = mqtt.map { m in { [weak m] in m?.figures } }
@@ -124,3 +124,13 @@ func monitorCommand(configPath: String, once: Bool, timeoutSeconds: UInt32?) -> 
     }
 }
 
+
+/// Where the card's updater and image are (issue 39): /run/altbeacon-update and
+/// /usr/lib/altbeacon-image, or, for the live Home Assistant check and the testbed,
+/// ALTBEACOND_UPDATE_DIR and ALTBEACOND_IMAGE_MARKER.
+func firmwareUpdatePaths() -> FirmwareUpdatePaths {
+    var p = FirmwareUpdatePaths.standard
+    if let d = environment("ALTBEACOND_UPDATE_DIR"), !d.isEmpty { p.directory = d }
+    if let m = environment("ALTBEACOND_IMAGE_MARKER"), !m.isEmpty { p.imageMarker = m }
+    return p
+}

@@ -146,4 +146,59 @@ final class MonitorMQTTOutputTests: XCTestCase, MonitorStatusSource {
         XCTAssertEqual(lines.all.filter { $0.contains("[mqtt] or the node changed: connecting again") }.count, 1, lines.all.joined())
         close(first); close(second)
     }
+
+    /// Issue 39: on an A/B card the release topic is subscribed (packet 4; the Install topic
+    /// too with `[mqtt] control` on), and a release heard is on the update entity at once.
+    func testTheFleetReleaseReachesTheUpdateEntity() throws {
+        let loop = EventLoop(clock: LoopClock(virtualStartingAt: 0))
+        let dir = "/tmp/altbeacond-test-update-\(getpid())"
+        let files = [dir + "/status.json", dir + "/update/state"]
+        mkdir(dir, 0o700); mkdir(dir + "/update", 0o770)
+        defer { for f in files { unlink(f) }; rmdir(dir + "/update"); rmdir(dir) }
+        for (path, text) in zip(files, ["{\"version\":\"1.2.0\",\"pid\":1,\"updated\":0}", "installed_version=1.2.0\nslot=A\nphase=idle\n"]) {
+            let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+            XCTAssertEqual(Array(text.utf8).withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }, text.utf8.count)
+            close(fd)
+        }
+        let lines = lines
+        let out = MonitorMQTTOutput(settings: MQTTSettings(host: "127.0.0.1", port: port), node: "clone", config: MonitorConfig(expectations: []),
+                                    healthPath: files[0], version: "1.2.0",
+                                    updatePaths: FirmwareUpdatePaths(directory: dir + "/update", imageMarker: dir + "/none"), loop: loop,
+                                    log: Logger(journal: false, threshold: .info, sink: { lines.all.append($0) }))
+        out.start(self)
+        XCTAssertTrue(run(loop) { connectionWaiting })
+        let fd = acceptSession(loop, out)
+        defer { close(fd) }
+        var reader = MQTTPacketReader()
+        var packets: [MQTTPacket] = []
+        var buf = [UInt8](repeating: 0, count: 65536)
+        // In real time too: the loop's clock is virtual, the client's small writes wait for
+        // the kernel's delayed ACK (Nagle).
+        func receive(until done: ([MQTTPacket]) -> Bool) -> Bool {
+            run(loop) {
+                var ready = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                _ = poll(&ready, 1, 20)
+                let n = buf.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+                if n > 0 { reader.append(buf[0..<n]) }
+                while let p = try? reader.next() { packets.append(p) }
+                return done(packets)
+            }
+        }
+        func update() -> String? {
+            for case .publish(let p) in packets.reversed() where p.topic == "altbeacond/clone/update" { return String(decoding: p.payload, as: UTF8.self) }
+            return nil
+        }
+        XCTAssertTrue(receive { $0.contains { if case .subscribe(let s) = $0 { s.packetID == 4 } else { false } } })
+        for case .subscribe(let s) in packets where s.packetID == 4 {
+            XCTAssertEqual(s.subscriptions, [MQTTSubscription("altbeacond/fleet/release", qos: .atLeastOnce)], "control off: no Install topic")
+        }
+        XCTAssertTrue(receive { _ in update()?.hasPrefix("{\"installed_version\":\"1.2.0\",\"latest_version\":null,") ?? false }, update() ?? "none")
+        let release = MQTTPacket.publish(try MQTTPublish(topic: "altbeacond/fleet/release", payload: Array(("{\"version\":\"1.3.0\",\"url\":"
+            + "\"https://host/a.raucb\",\"size\":1,\"sha256\":\"\(String(repeating: "ab", count: 32))\"}").utf8), retain: true)).encoded()
+        XCTAssertEqual(release.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }, release.count)
+        XCTAssertTrue(receive { _ in update()?.hasPrefix("{\"installed_version\":\"1.2.0\",\"latest_version\":\"1.3.0\",") ?? false },
+                      update() ?? "none")
+        XCTAssertTrue(lines.all.contains("altbeacond: info: update: an A/B card (slot A, 1.2.0); releases from altbeacond/fleet/release; "
+                                         + "no Install: [mqtt] control is off\n"), lines.all.joined())
+    }
 }

@@ -29,6 +29,8 @@ public final class MonitorMQTTOutput: MonitorOutput, MQTTConnectionDelegate, Res
     private var clash: MonitorNodeClash
     /// `[mqtt] control`: the `set` topics, forwarded to the beacon daemon as request files.
     private var control: LocalBeaconControlInput
+    /// The card's firmware (issue 39): the fleet's release, Home Assistant's Install.
+    private let firmware: FirmwareUpdateInput
     /// What was announced, remembered on the state partition (`MonitorAnnounced`); nil: not kept.
     private let announcedFile: StateFile?
     /// A failure to keep it is said once per cause.
@@ -45,8 +47,9 @@ public final class MonitorMQTTOutput: MonitorOutput, MQTTConnectionDelegate, Res
 
     /// `version`: the monitor's, for Home Assistant (the observer's `sw_version`, `origin`).
     /// `announced`: where what was announced is remembered (`MonitorAnnounced`); nil: nowhere.
+    /// `updatePaths`: where the card's updater and image are found (issue 39).
     public init(settings: MQTTSettings, node: String, config: MonitorConfig, healthPath: String, version: String = "",
-                announced: StateFile? = nil, loop: EventLoop, log: Logger) {
+                announced: StateFile? = nil, updatePaths: FirmwareUpdatePaths = .standard, loop: EventLoop, log: Logger) {
         self.settings = settings; self.node = node; self.healthPath = healthPath; self.loop = loop; self.log = log
         announcedFile = announced
         var remembered: [String] = []
@@ -60,6 +63,7 @@ public final class MonitorMQTTOutput: MonitorOutput, MQTTConnectionDelegate, Res
         publisher = MonitorPublisher(node: node, discoveryPrefix: settings.discoveryPrefix, expectations: config.expectations,
                                      control: settings.control, version: version, announced: remembered)
         control = LocalBeaconControlInput(control: LocalBeaconControl(node: node, mode: settings.control), statusPath: healthPath, log: log)
+        firmware = FirmwareUpdateInput(paths: updatePaths, node: node, settings: settings, version: version, log: log)
         adapter = config.adapter
         let machine = machineIdentity()
         identitySource = machine.from
@@ -88,6 +92,7 @@ public final class MonitorMQTTOutput: MonitorOutput, MQTTConnectionDelegate, Res
             log.info("MQTT: TLS with \(TLSClientConfig.library): the broker's certificate checked against \(t.caFile) for \(t.expectedName(host: settings.host))\(client)")
         }
         control.start(tls: settings.tls != nil)
+        firmware.start(loop: loop) { [weak self] in self?.localFileChanged() }
         watchStatusFile()
         connect()
     }
@@ -102,10 +107,15 @@ public final class MonitorMQTTOutput: MonitorOutput, MQTTConnectionDelegate, Res
         loop.watch(w.fd, coalesceMs: 100) { [weak self] in
             guard let self, w.drain() else { return }
             if !w.isWatching { _ = try? w.addWatch() }
-            guard connection.state == .connected, let status = source?.status else { return }
-            let h = health()
-            perform(publisher.changed(status, health: h))
+            localFileChanged()
         }
+    }
+
+    /// The beacon daemon's status file or the updater's state file changed: said at once.
+    private func localFileChanged() {
+        guard connection.state == .connected, let status = source?.status else { return }
+        let h = health()
+        perform(publisher.changed(status, health: h))
     }
 
     /// A heard/silent change (or a reboot), or the scan's: the changed topics at once; sightings
@@ -121,6 +131,7 @@ public final class MonitorMQTTOutput: MonitorOutput, MQTTConnectionDelegate, Res
         stopping = true
         retryTimer.cancel(); refreshTimer.cancel(); settleTimer.cancel(); resolver.cancel()
         if let w = statusWatcher { loop.unwatch(w.fd) }
+        firmware.stop(loop: loop)
         if connection.state == .connected {
             perform(publisher.stopping())
             connection.disconnect()
@@ -146,13 +157,18 @@ public final class MonitorMQTTOutput: MonitorOutput, MQTTConnectionDelegate, Res
                 let h = health()
                 perform(publisher.connected(status, health: h, nowMs: loop.now))
             }
-            // Packet identifier 1 is the publisher's subscription, 2 the clash's, 3 the control topics'.
+            // Packet identifier 1 is the publisher's subscription, 2 the clash's, 3 the control
+            // topics', 4 the release's and Install's.
             perform(clash.connected(packetID: 2))
             if let s = control.control.subscribe(packetID: 3) { connection.send(.subscribe(s)) }
+            if let s = firmware.model.subscribe(packetID: 4) { connection.send(.subscribe(s)) }
         case .received(let p) where p.topic == clash.topic:
             perform(clash.received(p))
         case .received(let p) where control.control.handles(p.topic):
             control.received(p)
+        case .received(let p) where firmware.model.handles(p.topic):
+            firmware.received(p, nowS: wallClockSeconds())
+            localFileChanged()
         case .received(let p):
             // Home Assistant's birth message: it lost what it knew, discovery goes again.
             guard publisher.isBirth(p), let status = source?.status else { return }
@@ -235,9 +251,11 @@ public final class MonitorMQTTOutput: MonitorOutput, MQTTConnectionDelegate, Res
     }
 
     /// The local beacon daemon's status file judged as `altbeacond health` does; nil without one.
-    /// Also sets what the publisher reads beside it (the time, the SoC's temperature).
+    /// Also sets what the publisher reads beside it (the time, the SoC's temperature, the
+    /// card's firmware).
     private func health() -> HealthCheck.Result? {
         publisher.machine = LocalMachine(nowS: wallClockSeconds(), socTemperatureMilliC: socTemperature())
+        publisher.firmware = firmware.read(nowS: publisher.machine.nowS)
         guard let bytes = try? readFile(healthPath, limit: 1 << 16) else { return nil }
         return HealthCheck.evaluate(path: healthPath, file: bytes, now: wallClockSeconds()) { pid in
             kill(pid, 0) == 0 || errno == EPERM
@@ -293,6 +311,7 @@ public final class MonitorMQTTOutput: MonitorOutput, MQTTConnectionDelegate, Res
         if reconnects, connection.state == .connected { perform(publisher.stopping()) }
         publisher = publisher.reconfigured(node: newNode, discoveryPrefix: new.discoveryPrefix, expectations: config.expectations,
                                            control: new.control)
+        firmware.reconfigure(node: newNode, settings: new)
         guard reconnects else {
             guard connection.state == .connected, let status = source?.status else { return }
             let h = health()
