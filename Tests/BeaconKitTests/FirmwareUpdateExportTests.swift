@@ -96,6 +96,7 @@ final class FirmwareUpdateExportTests: XCTestCase {
         XCTAssertEqual(summary(card(.beacon, .ab(UpdaterState(phaseWord: "rebooting")))), "Rebooting into the new slot")
         XCTAssertEqual(summary(card(.beacon, .ab(UpdaterState(phaseWord: "verifying")))), "Updating (verifying)")
         XCTAssertEqual(summary(card(.beacon, .ab(UpdaterState()))), "", "nothing to say")
+        XCTAssertTrue(MonitorExport.firmwareJSON(card(.beacon, .ab(UpdaterState()))).contains("\"release_summary\":null,"), "said as null")
         var long = Self.rolledBack
         long.message = String(repeating: "x", count: 400)
         XCTAssertEqual(summary(card(.beacon, .ab(long))).count, 255, "HA keeps 255 characters")

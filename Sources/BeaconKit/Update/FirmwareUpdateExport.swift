@@ -45,11 +45,12 @@ extension MonitorExport {
         let s = f.updater
         let busy = s.map { !$0.isIdle } ?? false
         let percentage = s.flatMap { $0.phase == .installing ? $0.progress : nil }
+        let summary = releaseSummary(f)
         let members: [(String, String)] = [
             ("installed_version", jsonString(f.installedVersion)),
             ("latest_version", f.release.map { jsonString($0.version) } ?? "null"),
             ("title", "\"altbeacond\""),
-            ("release_summary", jsonString(releaseSummary(f))),
+            ("release_summary", summary.isEmpty ? "null" : jsonString(summary)),
             ("release_url", f.release?.releaseURL.map(jsonString) ?? "null"),
             ("in_progress", busy ? "true" : "false"),
             ("update_percentage", percentage.map { "\($0)" } ?? "null"),
