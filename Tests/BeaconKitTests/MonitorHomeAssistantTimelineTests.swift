@@ -7,7 +7,8 @@ import XCTest
 /// broker gives the monitor up): a beacon heard for a minute, then silent for 15 minutes while
 /// the monitor runs, then the monitor killed. Meanwhile the local beacon daemon refuses the
 /// same change twice (`changeTimesS`, two events) and is SIGKILLed at `daemonKilledAtMs` (its
-/// status file left, its pid dead: every value unknown). A second node (`removal`) has had a
+/// status file left, its pid dead: every value unknown), and its card's updater installs a release
+/// and rolls it back (`firmware`, issue 39). A second node (`removal`) has had a
 /// beacon daemon that is gone when a later monitor starts: its entities are removed. Node porch
 /// has a beacon removed from its config and is then renamed (`ghosts`: issue 38, cleared from the
 /// broker); east and west expect one beacon (one device). Home Assistant's rules checked here in brief;
@@ -39,6 +40,26 @@ final class MonitorHomeAssistantTimelineTests: XCTestCase {
         }
     }
 
+    /// Issue 39: hall.pi is an A/B card offered 0.2.0 on the fleet's release topic; its updater
+    /// installs it from `firmwareInstallingMs` and has rolled it back at `firmwareRolledBackMs`.
+    static let firmwareInstallingMs: Int64 = 150_000
+    static let firmwareRolledBackMs: Int64 = 250_000
+
+    static func firmware(atMs ms: Int64) -> FirmwareUpdate {
+        var f = FirmwareUpdate(node: "hall.pi", control: .fleet, authenticated: true, monitorVersion: "0.1.0")
+        let release = "{\"version\":\"0.2.0\",\"url\":\"https://example.net/altbeacond-0.2.0.raucb\",\"size\":123456,"
+            + "\"sha256\":\"\(String(repeating: "ab", count: 32))\",\"release_url\":\"https://example.net/notes/0.2.0\"}"
+        _ = f.received(topic: FirmwareUpdate.defaultReleaseTopic, payload: Array(release.utf8), retained: true, nowS: 1_764_000_000)
+        var s = UpdaterState(installedVersion: "0.1.0", slot: "A", phaseWord: "idle", outcome: UpdaterState.Outcome.none)
+        if ms >= firmwareRolledBackMs {
+            s.outcome = .rolledBack; s.outcomeVersion = "0.2.0"; s.message = "its beacon was not on air within 600 s"; s.time = 1_764_000_250
+        } else if ms >= firmwareInstallingMs {
+            s.phaseWord = "installing"; s.progress = 42
+        }
+        f.capability = .ab(s)
+        return f
+    }
+
     static func timeline() -> [Message] {
         let lobby = Expectation(name: "lobby", frame: AltBeaconFrame(BeaconIdentity(uuid: studyGuideUUID, major: 1, minor: 2)))
         var tracker = BeaconTracker(expectations: [lobby], silentAfterMs: 30_000, startMs: 0)
@@ -47,6 +68,7 @@ final class MonitorHomeAssistantTimelineTests: XCTestCase {
         // The local beacon daemon's status file (issue 32: a device of its own): on air, with a
         // refused edit and a refused change from afar.
         publisher.machine = LocalMachine(nowS: 1_764_000_125, socTemperatureMilliC: 51_540)
+        publisher.firmware = firmware(atMs: 0)
         var out: [Message] = []
         var nextRefreshMs: Int64?
         func status() -> MonitorStatus { MonitorStatus(adapter: "hci1", tracker: tracker, scanning: true, scanProblem: nil) }
@@ -69,8 +91,10 @@ final class MonitorHomeAssistantTimelineTests: XCTestCase {
                 events += tracker.record(monitorSighting(FrameTests.altbeaconHex, atMs: ms), wallSeconds: 1_764_000_000 + ms / 1000)
             }
             if let d = tracker.nextDeadlineMs, ms >= d { events += tracker.tick(nowMs: ms) }
-            // The status file's watcher: a change of the file is published at once.
+            // The status file's and the updater's state file's watchers: a change is published at once.
+            publisher.firmware = firmware(atMs: ms)
             let fileChanged = changeTimesS.contains { $0.ms == ms } || ms == daemonKilledAtMs
+                || ms == firmwareInstallingMs || ms == firmwareRolledBackMs
             if !events.isEmpty || fileChanged { perform(publisher.changed(status(), health: localHealth(atMs: ms)), ms) }
             if let r = nextRefreshMs, ms >= r { perform(publisher.refresh(status(), health: localHealth(atMs: ms), nowMs: ms), ms) }
         }

@@ -13,7 +13,7 @@ which is then renamed veranda; and monitors east and west expecting one beacon, 
 
 1. Every discovery payload is validated by the component's DISCOVERY_SCHEMA (binary_sensor,
    sensor; text, number, switch, button and event for the local beacon's control entities,
-   issues 32 and 38) and the origin by MQTT_ORIGIN_INFO_SCHEMA; topics match HA's TOPIC_MATCHER;
+   issues 32 and 38; update, issue 39) and the origin by MQTT_ORIGIN_INFO_SCHEMA; topics match HA's TOPIC_MATCHER;
    unique_ids are unique; every device.via_device names a device that is announced.
 2. The entities live as in HA: created by their discovery (the state topic's retained message
    delivered then), removed a moment (REMOVAL_DELAY) after an empty discovery, so that what the
@@ -32,7 +32,9 @@ which is then renamed veranda; and monitors east and west expecting one beacon, 
    attic's local beacon entities are all removed and none rendered an error; porch's removed beacon
    and, once renamed, every porch entity are removed from HA and nothing of them stays retained on
    the broker, without an error; east and west make one device for their one beacon (the device
-   hall.pi's own beacon also names), with entities of their own. Each control
+   hall.pi's own beacon also names), with entities of their own; hall.pi's firmware (issue 39) is
+   an update entity with an Install, 0.2.0 offered over 0.1.0, rolled back as its summary and
+   the Update outcome sensor say. Each control
    entity's command_topic is one the monitor subscribes to (altbeacond/<node>/beacon/set/+), a
    number's command_template, rendered by HA for a fractional value, gives the whole number the
    beacon daemon takes, and the UUID's pattern takes what the config takes.
@@ -47,7 +49,8 @@ import sys
 import tempfile
 
 import homeassistant.components.persistent_notification  # noqa: F401  (breaks an import cycle)
-from homeassistant.components.mqtt import binary_sensor, button, event, number, sensor, switch, text
+from homeassistant.components.mqtt import binary_sensor, button, event, number, sensor, switch, text, update
+from homeassistant.components.update import _version_is_newer
 from homeassistant.components.mqtt.discovery import MQTT_ORIGIN_INFO_SCHEMA, TOPIC_MATCHER
 from homeassistant.components.sensor import _numeric_state_expected
 from homeassistant.core import HomeAssistant
@@ -56,7 +59,7 @@ from homeassistant.helpers.template import Template
 
 SCHEMAS = {"binary_sensor": binary_sensor.DISCOVERY_SCHEMA, "sensor": sensor.DISCOVERY_SCHEMA,
            "text": text.DISCOVERY_SCHEMA, "number": number.DISCOVERY_SCHEMA, "switch": switch.DISCOVERY_SCHEMA,
-           "button": button.DISCOVERY_SCHEMA, "event": event.DISCOVERY_SCHEMA}
+           "button": button.DISCOVERY_SCHEMA, "event": event.DISCOVERY_SCHEMA, "update": update.DISCOVERY_SCHEMA}
 PAYLOAD_NONE = "None"
 # HA removes an entity in a task after its empty discovery: what comes in the same burst reaches it.
 REMOVAL_DELAY = 0.5
@@ -159,6 +162,8 @@ class Entity:
         self.last_message = None
         self.value = None   # None: unknown
         self.events = []    # (t, event_type) of an event entity
+        self.update = {}    # an update entity's members, as update.py keeps them
+        self.summaries = []  # (t, release_summary) of an update entity, at each state message
         self.pattern = re.compile(raw["pattern"]) if "pattern" in raw else None
         self.numeric = component == "sensor" and _numeric_state_expected(
             config.get("device_class"), config.get("state_class"), config.get("unit_of_measurement"), None)
@@ -213,6 +218,31 @@ class Entity:
                 return
             self.events.append((t, kind))
             self.value = f"event at {t:g} s"
+            return
+        if c == "update":
+            # update.py: "" or "{}" ignored; a JSON object's known members kept, others ignored;
+            # anything else is the installed version
+            if not payload or payload == "{}":
+                return
+            try:
+                members = json.loads(payload)
+            except ValueError:
+                members = {"installed_version": payload}
+            if not isinstance(members, dict):
+                members = {"installed_version": payload}
+            for key in ("installed_version", "latest_version", "title", "release_summary", "release_url", "entity_picture"):
+                if key in members:
+                    self.update[key] = members[key]
+            # UpdateEntity.state: unknown without both versions, off when equal, on when newer
+            installed, latest = self.update.get("installed_version"), self.update.get("latest_version")
+            if installed is None or latest is None:
+                self.value = None
+            else:
+                self.value = "on" if latest != installed and _version_is_newer(latest, installed) else "off"
+            summary = self.update.get("release_summary")
+            self.summaries.append((t, summary))
+            if summary is not None and len(summary) > 255:
+                fail(f"{self.name}: a release_summary of {len(summary)} characters (HA keeps 255)")
             return
         if c == "sensor":
             rendered = self.render(payload, True)
@@ -406,10 +436,16 @@ LOCAL_BEACON = {"on_air": "on", "health": "degraded", "phase": "advertising", "f
                 "uuid": "2f234454-cf6d-4a0f-adf2-f4911ba9ffa6", "major": "1", "minor": "2", "power": "-59.0",
                 "interval_ms": "90", "advertising": "on", "altbeacon": "on", "ibeacon": "on", "overflow": "off",
                 "eddystone": "off", "eddystone_tlm": "on", "identify": "unknown", "restart": "unknown",
-                "last_change": REFUSAL, "change": "unknown"}
+                "last_change": REFUSAL, "change": "unknown",
+                # issue 39: the card's firmware, 0.2.0 offered over 0.1.0, no outcome yet
+                "firmware": "on", "update_outcome": "none"}
 # Once the daemon was SIGKILLed (its status file left, its pid dead): nothing it said holds.
 DEAD = {k: "unknown" for k in LOCAL_BEACON}
-DEAD.update({"on_air": "off", "health": "not-running", "soc_temperature": "51.5", "change": None})
+DEAD.update({"on_air": "off", "health": "not-running", "soc_temperature": "51.5", "change": None,
+             # the card's firmware is the monitor's to say: by then 0.2.0 was rolled back
+             "firmware": "on", "update_outcome": "rolled back from 0.2.0: its beacon was not on air within 600 s"})
+# The unit test's timeline for the firmware (issue 39): installing from 150 s, rolled back at 250 s.
+INSTALLING, ROLLED_BACK = 150, 250
 # The unit test's timeline: the same refusal at 120 s and 300 s, the daemon killed at 400 s.
 CHANGES = [(120, "refused"), (300, "refused")]
 KILLED = 400
@@ -438,6 +474,29 @@ def check_local_beacon(history, entities, will):
               f"unknown once it was killed (but health, on air, the SoC); {len(CHANGES)} identical refusals, {len(CHANGES)} events")
 
 
+def check_firmware(entities):
+    """Issue 39: the update entity says what the updater does and what became of the release."""
+    ok = len(failures)
+    firmware = [e for e in entities if e.name == "altbeacond_beacon__hall_2epi__firmware"]
+    if len(firmware) != 1:
+        fail(f"hall.pi's firmware entity: {len(firmware)} found")
+        return
+    e = firmware[0]
+    if e.raw.get("command_topic") != "altbeacond/hall.pi/update/set" or e.config.get("payload_install") != "install":
+        fail(f"{e.name}: no Install on an A/B card with control on: {e.raw}")
+    want = {"installed_version": "0.1.0", "latest_version": "0.2.0", "title": "altbeacond",
+            "release_url": "https://example.net/notes/0.2.0",
+            "release_summary": "Last: rolled back from 0.2.0: its beacon was not on air within 600 s"}
+    if e.update != want:
+        fail(f"{e.name}: {e.update}, want {want}")
+    installing = {s for t, s in e.summaries if INSTALLING <= t < ROLLED_BACK}
+    if installing != {"Installing: 42 %"}:
+        fail(f"{e.name}: release_summary {sorted(installing)} while installing, want 'Installing: 42 %'")
+    if len(failures) == ok:
+        print(f"{e.name}: 0.2.0 offered over 0.1.0 with an Install, installing (42 %), then rolled back, as the "
+              f"summary and Update outcome say")
+
+
 def check_removal(history, removed, node="attic"):
     """A later monitor start without the beacon daemon: every local beacon entity removed, no error."""
     local = [n for n in history if n.startswith(f"altbeacond_beacon__{node}__")]
@@ -459,6 +518,11 @@ def check_commands(configs, hass):
             continue
         commands += 1
         node = raw["device"]["identifiers"][0]
+        if component == "update":
+            # issue 39: Install, on the monitor's own topic for it
+            if raw["command_topic"] != raw["state_topic"] + "/set" or not raw["state_topic"].endswith("/update"):
+                fail(f"{topic}: command_topic {raw['command_topic']} is not altbeacond/<node>/update/set")
+            continue
         want = raw["state_topic"] + "/set/" if "state_topic" in raw else None
         if not raw["command_topic"].startswith("altbeacond/") or "/beacon/set/" not in raw["command_topic"] \
                 or raw["command_topic"].count("/") != 4 or (want and not raw["command_topic"].startswith(want)):
@@ -559,6 +623,7 @@ async def main(path):
     will = node_wills[node_of(main_node[0])] if main_node else 0
     check(history, main_node, will)
     check_local_beacon(history, main_node, will)
+    check_firmware(main_node)
     check_removal(history, removed)
     check_ghosts(history, entities.values(), removed, messages)
     check_two_monitors(configs)
