@@ -33,11 +33,19 @@ Scenarios (in this order; each needs the ones before it):
            fault, re-arms, frames on air, adapter, interval, config refused, SoC temperature,
            uptime, version, and the control entities: UUID, major, minor, power, interval,
            advertising and each frame switch, last change); no entity is unavailable and none
-           shows the text "None"
+           shows the text "None"; the card is an A/B card (issue 39: an updater's state file in
+           ALTBEACOND_UPDATE_DIR, installed 1.2.0) offered 1.3.0 on altbeacond/fleet/release:
+           Firmware `on` with both versions and an Install, Update outcome `none`
   control  Power set to -40 through HA's number.set_value service: a request file
            `set power -40` appears in <status dir>/requests/; the daemon's answer (a status file
            with power -40 and the change applied) shows in HA as Power -40 and Last change (and
            as the Change event, where there is one)
+  update   (issue 39) HA's update.install on Firmware: the monitor writes the request for 1.3.0
+           (origin mqtt:homeassistant) in the update directory; the updater's state then says
+           1.3.0 was rolled back: Update outcome and Firmware's release_summary say so; the fleet
+           publishes 1.3.1 with "install": true: taken as the latest version, but not installed
+           (control = "beacon": the fleet's install needs "fleet"), no request, the refusal shown;
+           the firmware's entities keep saying so whatever the beacon daemon does (below)
   killed   the status file left by a dead pid (a SIGKILL, a crash, a power cut): Health
            `unknown` or `not-running`, On air not `on`, Phase `unknown` (or `stopped`), every
            other value `unknown` (the UUID text entity: also empty or unavailable, as HA 2024.1's
@@ -49,8 +57,8 @@ Scenarios (in this order; each needs the ones before it):
   restart  the monitor restarted while there is no status file: every local-beacon entity removed
            from HA (its discovery emptied)
   log      home-assistant.log over the whole run, HA's stop included: no ERROR or WARNING line
-           from our entities (the mqtt integration, templates, entity/sensor/number/switch/text
-           code, or naming altbeacond or our node); other WARNING lines are listed, not failed
+           from our entities (the mqtt integration, templates, entity/sensor/number/switch/text/
+           update code, or naming altbeacond or our node); other WARNING lines are listed, not failed
 
 Then (issue 38 Deliver 2; OPT_IN would hold a scenario that is to run only when named):
   renamed  the node renamed in monitor.toml while the beacon daemon runs: the device of the old
@@ -93,6 +101,7 @@ import jwt
 import paho.mqtt.client as paho
 
 NODE = "ha-live"
+RELEASE_SHA256 = "0123456789abcdef" * 4
 TIMEOUT = float(os.environ.get("HA_LIVE_TIMEOUT", "30"))
 START_TIMEOUT = float(os.environ.get("HA_LIVE_START_TIMEOUT", "120"))
 POLL = float(os.environ.get("HA_LIVE_POLL", "0.25"))   # seconds between two looks at HA's states
@@ -310,6 +319,10 @@ class OneOf:
 
 SKIP = object()   # buttons: their state is the time of the last press
 
+# Issue 39: the card's firmware, the monitor's to say whatever the beacon daemon does; set by
+# the scenarios as the updater's state and the fleet's release change.
+FIRMWARE = {}
+
 
 def expected_alive(s):
     """What each local-beacon entity (by the object part of its unique_id) shows for status file s."""
@@ -348,6 +361,7 @@ def expected_alive(s):
         "restart": SKIP,
         # the Change event entity (ha-entities): the last change's outcome, once there was one
         "change": EventIs(change["outcome"], change["request"]) if change else SKIP,
+        **FIRMWARE,
     }
 
 
@@ -368,7 +382,30 @@ def expected_not_running(entities, why="not-running"):
             out[obj] = OneOf("unknown", "", "unavailable")
         else:
             out[obj] = "unknown"
+    out.update({k: v for k, v in FIRMWARE.items() if k in entities})
     return out
+
+
+class FirmwareIs:
+    """The update entity: its state (on: a newer version offered), versions and summary, and
+    whether HA offers Install (supported_features bit 1: a command topic)."""
+    whole = True
+
+    def __init__(self, state, installed, latest, summary, install):
+        self.want = {"state": state, "installed_version": installed, "latest_version": latest,
+                     "release_summary": summary, "install": install}
+
+    def got(self, state):
+        a = (state or {}).get("attributes", {})
+        return {"state": (state or {}).get("state"), "installed_version": a.get("installed_version"),
+                "latest_version": a.get("latest_version"), "release_summary": a.get("release_summary"),
+                "install": bool(a.get("supported_features", 0) & 1)}
+
+    def __call__(self, state):
+        return self.got(state) == self.want
+
+    def __repr__(self):
+        return repr(self.want)
 
 
 class EventIs:
@@ -417,6 +454,10 @@ class Live:
         # the beacon daemon's runtime directory (0755) and its requests/ (0700), as it makes them
         os.makedirs(os.path.join(self.run_dir, "requests"), mode=0o700)
         os.chmod(self.run_dir, 0o755)
+        # issue 39: /run/altbeacon-update of an A/B image (0770 root:altbeacond), the updater's state in it
+        self.update_dir = os.path.join(self.dir, "altbeacon-update")
+        os.makedirs(self.update_dir, mode=0o770)
+        self.write_update_state(installed_version="1.2.0", slot="A", phase="idle", outcome="none")
         self.timings = {}
         self.entities = {}    # object -> {"component", "unique_id", "name", "entity_id"}
         self.last_alive = None
@@ -475,10 +516,23 @@ class Live:
         if check.returncode != 0:
             raise RuntimeError(f"monitor --check refused {conf}: {check.stdout}{check.stderr}")
         # what it announced is remembered in its state directory (issue 38 Deliver 2): ours, not the host's
-        env = dict(os.environ, RUNTIME_DIRECTORY=self.run_dir, STATE_DIRECTORY=os.path.join(self.dir, "state"))
+        env = dict(os.environ, RUNTIME_DIRECTORY=self.run_dir, STATE_DIRECTORY=os.path.join(self.dir, "state"),
+                   ALTBEACOND_UPDATE_DIR=self.update_dir, ALTBEACOND_IMAGE_MARKER=os.path.join(self.dir, "altbeacon-image"))
         os.makedirs(env["STATE_DIRECTORY"], exist_ok=True)
         self.monitor = self.procs.start("monitor", [self.binary, "monitor", "--config", conf],
                                         os.path.join(self.dir, "monitor.log"), env=env)
+
+    # --- the card's updater (issue 39) -----------------------------------------------------------
+    def write_update_state(self, **keys):
+        """As the root-side updater writes its state file: key=value lines, renamed over it."""
+        path = os.path.join(self.update_dir, "state")
+        with open(path + ".tmp", "w", encoding="utf-8") as f:
+            f.write("".join(f"{k}={v}\n" for k, v in keys.items()))
+        os.rename(path + ".tmp", path)
+
+    def publish_release(self, **release):
+        """The owner's release on the fleet topic, retained (as `mosquitto_pub -r`)."""
+        self.mirror.client.publish("altbeacond/fleet/release", json.dumps(release), qos=1, retain=True).wait_for_publish(10)
 
     # --- observer monitors ([expect] tables: a Bluetooth scan; HA_LIVE_ADAPTERS) ---------------
     def observer_toml(self, node, adapter, expects):
@@ -791,6 +845,9 @@ class Live:
         status = alive_status(int(time.time()), os.getpid())
         write_status(self.run_dir, status)
         self.last_alive = status
+        self.publish_release(version="1.3.0", url="https://example.net/altbeacond-1.3.0.raucb", size=123456,
+                             sha256=RELEASE_SHA256, release_url="https://example.net/notes/1.3.0", install=False)
+        FIRMWARE.update(firmware=FirmwareIs("on", "1.2.0", "1.3.0", None, True), update_outcome="none")
         self.start_monitor()
         ok, _ = wait_until("the monitor's beacon topic", lambda: (self.mirror.get(f"altbeacond/{NODE}/beacon") is not None, None))
         if not ok:
@@ -841,6 +898,47 @@ class Live:
         write_status(self.run_dir, status)
         self.last_alive = status
         self.check_states("control", expected_alive(status))
+
+    def scenario_update(self):
+        """Issue 39: Install from HA becomes the updater's request; a rollback and a refusal show."""
+        firmware = self.entities.get("firmware")
+        if not firmware:
+            return fail("update: no Firmware entity in HA")
+        request = os.path.join(self.update_dir, "request")
+        t = time.monotonic()
+        try:
+            self.ha.request("POST", "/api/services/update/install", {"entity_id": firmware["entity_id"]})
+        except urllib.error.HTTPError as e:
+            return fail(f"update: update.install refused by HA: {e.code} {e.read()[:300]!r}")
+        ok, _ = wait_until("the request", lambda: (os.path.exists(request), None), timeout=15, interval=0.05)
+        if not ok:
+            return fail(f"update: no {request} within 15 s; monitor log:\n" + self._tail("monitor.log", 10))
+        with open(request, encoding="utf-8") as f:
+            lines = f.read().splitlines()
+        say(f"update: HA's Install became {request} in {time.monotonic() - t:.2f} s: {lines}")
+        want = ["version=1.3.0", "url=https://example.net/altbeacond-1.3.0.raucb", "size=123456", f"sha256={RELEASE_SHA256}",
+                "origin=mqtt:homeassistant"]
+        if lines[:5] != want or len(lines) != 6 or not re.fullmatch(r"time=\d+", lines[5]):
+            fail(f"update: the request says {lines}, expected {want} and time=")
+        leftovers = [n for n in os.listdir(self.update_dir) if n not in ("state", "request")]
+        if leftovers:
+            fail(f"update: left in the update directory: {leftovers}")
+        os.unlink(request)   # the updater takes it; it tried 1.3.0, whose beacon never came on air
+        why = "rolled back from 1.3.0: its beacon was not on air within 600 s"
+        self.write_update_state(installed_version="1.2.0", slot="A", phase="idle", outcome="rolled-back", outcome_version="1.3.0",
+                                message="its beacon was not on air within 600 s", time=int(time.time()))
+        FIRMWARE.update(firmware=FirmwareIs("on", "1.2.0", "1.3.0", "Last: " + why, True), update_outcome=why)
+        self.check_states("update (rolled back)", expected_alive(self.last_alive))
+        # The fleet's install with control = "beacon": the latest version, not installed, said
+        time.sleep(1.1)   # a second later than the rollback: the monitor's word is the newer outcome
+        self.publish_release(version="1.3.1", url="https://example.net/altbeacond-1.3.1.raucb", size=123456,
+                             sha256=RELEASE_SHA256, install=True)
+        refused = ('refused by the monitor: the fleet\'s 1.3.1: [mqtt] control is "beacon"; '
+                   'installs asked by the release topic need "fleet"')
+        FIRMWARE.update(firmware=FirmwareIs("on", "1.2.0", "1.3.1", "Last: " + refused, True), update_outcome=refused)
+        self.check_states("update (the fleet's install refused)", expected_alive(self.last_alive))
+        if os.path.exists(request):
+            fail(f"update: the fleet's install became a request with control = \"beacon\": {open(request).read()!r}")
 
     def scenario_killed(self):
         dead = subprocess.Popen(["true"])
@@ -1067,7 +1165,7 @@ class Live:
                 records.append(current)
             elif current:
                 current["text"] += "\n" + line
-        ours = re.compile(r"homeassistant\.(components\.(mqtt|sensor|binary_sensor|number|switch|text|button)"
+        ours = re.compile(r"homeassistant\.(components\.(mqtt|sensor|binary_sensor|number|switch|text|button|event|update)"
                           r"|helpers\.(template|entity|entity_platform|entity_registry|device_registry))")
         bad = [r for r in records if r["level"] in ("WARNING", "ERROR", "CRITICAL")]
         mine = [r for r in bad if ours.match(r["logger"]) or re.search(r"altbeacond|ha-live|ha_live", r["text"])]
@@ -1082,7 +1180,7 @@ class Live:
         say(f"log: {len(records)} records, {len(bad)} WARNING/ERROR, {len(mine)} from our entities")
 
 
-SCENARIOS = ["start", "control", "killed", "stale", "gone", "restart", "renamed", "removed", "shared", "log"]
+SCENARIOS = ["start", "control", "update", "killed", "stale", "gone", "restart", "renamed", "removed", "shared", "log"]
 # run only when named: what issue 38 asks and nobody has delivered yet (none left)
 OPT_IN: dict = {}
 # Issue 38's cases that need observer monitors ([expect] tables: a Bluetooth scan): run where
