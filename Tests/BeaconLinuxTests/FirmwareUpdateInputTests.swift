@@ -86,6 +86,24 @@ final class FirmwareUpdateInputTests: XCTestCase {
         XCTAssertEqual(Array(lines.all[before...]), ["altbeacond: notice: update: 1.3.0 was asked of the updater already; waiting for its outcome\n"], "said once")
     }
 
+    /// The update gate keeps a new slot with `[mqtt]` only once the monitor reached its broker.
+    func testTheBrokerSessionIsToldToTheGateOnAnABCardOnly() throws {
+        let plain = input()
+        plain.connection(up: true)
+        XCTAssertEqual(entries(dir), [], "a package install: nothing written")
+        XCTAssertEqual(mkdir(dir + "/update", 0o770), 0)
+        write(paths.stateFile, "installed_version=1.2.0\nslot=B\nphase=trial\n")
+        let i = input()
+        i.connection(up: true)
+        XCTAssertEqual(String(decoding: try readFile(paths.monitorFile), as: UTF8.self), "connected=1\n")
+        write(paths.monitorFile, "changed by hand\n")
+        i.connection(up: true)
+        XCTAssertEqual(String(decoding: try readFile(paths.monitorFile), as: UTF8.self), "changed by hand\n", "written only on a change")
+        i.connection(up: false)
+        XCTAssertEqual(String(decoding: try readFile(paths.monitorFile), as: UTF8.self), "connected=0\n")
+        XCTAssertEqual(entries(dir + "/update"), ["monitor", "state"], "no temporary file left")
+    }
+
     func testARefusalIsSaidOnceAndShown() throws {
         let i = input()
         for s in [Int64(10), 11] { i.received(try message("altbeacond/pi/update/set", "install"), nowS: s) }

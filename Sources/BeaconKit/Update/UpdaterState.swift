@@ -27,6 +27,9 @@ public struct FirmwareUpdatePaths: Equatable, Sendable {
     public var stateFile: String { directory + "/state" }
     /// Written by the monitor (a temporary file renamed over it), read by the updater.
     public var requestFile: String { directory + "/request" }
+    /// Written by the monitor (`connected=1` or `0`), read by the update gate: a new slot with
+    /// `[mqtt]` is kept only once its monitor reached the broker.
+    public var monitorFile: String { directory + "/monitor" }
 }
 
 /// The updater's `state` file.

@@ -15,6 +15,8 @@ public final class FirmwareUpdateInput {
     /// A state file that is there but cannot be read, said once per cause.
     private var saidRead: Errno?
     private var count: UInt64 = 0
+    /// What the monitor file last said (nil: not written yet).
+    private var saidConnected: Bool?
 
     public init(paths: FirmwareUpdatePaths, node: String, settings: MQTTSettings, version: String, log: Logger) {
         self.paths = paths; self.log = log
@@ -69,6 +71,25 @@ public final class FirmwareUpdateInput {
     public func received(_ message: MQTTPublish, nowS: Int64) {
         _ = read(nowS: nowS)
         handle(model.received(topic: message.topic, payload: message.payload, retained: message.retain, nowS: nowS))
+    }
+
+    /// The broker's session up or down, for the update gate (`paths.monitorFile`), on an A/B card
+    /// only and only when it changes: a temporary file renamed over it.
+    public func connection(up: Bool) {
+        guard case .ab = model.capability, saidConnected != up else { return }
+        count &+= 1
+        let tmp = "\(paths.directory)/.monitor-\(getpid())-\(count).tmp"
+        do throws(Errno) {
+            let fd = FileDescriptor(try syscall { open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600) })
+            defer { fd.close() }
+            try writeAll(fd.rawValue, Array("connected=\(up ? 1 : 0)\n".utf8))
+            try fd.closeReportingErrors()
+            _ = try syscall { rename(tmp, paths.monitorFile) }
+            saidConnected = up
+        } catch {
+            _ = unlink(tmp)
+            log.warning("update: cannot tell the update gate the broker is \(up ? "reached" : "lost"): \(paths.monitorFile) (\(error))")
+        }
     }
 
     /// `state` readable: an A/B card. Else the image's marker: an image from before A/B. Else a package.

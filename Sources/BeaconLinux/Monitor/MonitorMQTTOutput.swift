@@ -153,6 +153,7 @@ public final class MonitorMQTTOutput: MonitorOutput, MQTTConnectionDelegate, Res
             settleTimer.schedule(afterMs: accepted.settleAfterMs) { [weak self] in self?.settled() }
             connectedAtMs = loop.now
             saidDrops = false
+            firmware.connection(up: true)
             if let status = source?.status {
                 let h = health()
                 perform(publisher.connected(status, health: h, nowMs: loop.now))
@@ -179,6 +180,7 @@ public final class MonitorMQTTOutput: MonitorOutput, MQTTConnectionDelegate, Res
             settleTimer.cancel()
             if let at = connectedAtMs { perform(clash.sessionEnded(connectedForMs: loop.now - at)) }
             connectedAtMs = nil
+            firmware.connection(up: false)
             lost(why)
         }
     }
