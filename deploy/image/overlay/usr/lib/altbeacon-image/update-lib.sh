@@ -1,0 +1,52 @@
+# Shared by the image's update scripts (docs/image.md "Updates"); sourced, POSIX sh.
+# The boot state (U-Boot environment, partition 2): BOOT_ORDER, BOOT_<slot>_LEFT (U-Boot and
+# RAUC), ALTBEACON_TRIAL="<slot> <version>" (a slot written and not yet good: set by RAUC's
+# post-install handler, cleared by the gate) and ALTBEACON_OUTCOME="<kind> <version> <unix time>
+# <message>" (installed, failing, rolled-back: what Home Assistant shows after a reboot).
+# /run/altbeacon-update/state: what the monitor publishes (key=value lines, written atomically).
+ALTBEACON_UPDATE_DIR=${ALTBEACON_UPDATE_DIR:-/run/altbeacon-update}
+ALTBEACON_IMAGE_VERSION_FILE=${ALTBEACON_IMAGE_VERSION_FILE:-/usr/lib/altbeacon-image/version}
+
+ulog() { # PRIORITY MESSAGE: to the journal (and the console through the units' StandardError)
+  printf '<%s>%s: %s\n' "$1" "${ulog_name:-altbeacon-update}" "$2" >&2
+}
+env_get() { fw_printenv -n "$1" 2>/dev/null || true; }
+env_set() { # NAME [VALUE]: one write of the boot state (no VALUE: removed)
+  if [ $# -ge 2 ] && [ -n "$2" ]; then fw_setenv "$1" "$2"; else fw_setenv "$1"; fi
+}
+booted_slot() { # A or B from the kernel command line (rauc.slot=, the boot script's), else nothing
+  tr ' ' '\n' </proc/cmdline | sed -n 's/^rauc\.slot=\([AB]\)$/\1/p' | tail -1
+}
+image_version() { head -n1 "$ALTBEACON_IMAGE_VERSION_FILE" 2>/dev/null | tr -cd '0-9A-Za-z.+~-' || true; }
+# one line, no characters that would break a key=value file or the boot state
+one_line() { printf '%s' "$*" | tr '\n\r\t' '   ' | tr -cd '[:print:]' | cut -c1-300; }
+
+# write_state PHASE [PROGRESS]: the state file from the boot state and this run's last outcome
+# ($last_kind, $last_version, $last_time, $last_message: a refusal lives only until reboot)
+write_state() {
+  phase=$1 progress=${2:-}
+  outcome=$(env_get ALTBEACON_OUTCOME)
+  kind=none over="" otime="" msg=""
+  if [ -n "$outcome" ]; then
+    kind=${outcome%% *}; rest=${outcome#* }
+    over=${rest%% *}; rest=${rest#* }
+    otime=${rest%% *}; msg=${rest#* }
+    [ "$msg" != "$otime" ] || msg=""
+  fi
+  # a refusal or failure of this boot's own install is newer than the boot state's outcome
+  if [ -n "${last_kind:-}" ] && [ "${last_time:-0}" -ge "${otime:-0}" ] 2>/dev/null; then
+    kind=$last_kind over=$last_version otime=$last_time msg=$last_message
+  fi
+  mkdir -p "$ALTBEACON_UPDATE_DIR"
+  tmp=$ALTBEACON_UPDATE_DIR/.state.$$
+  {
+    echo "installed_version=$(image_version)"
+    echo "slot=$(booted_slot)"
+    echo "phase=$phase"
+    [ -z "$progress" ] || echo "progress=$progress"
+    echo "outcome=$kind"
+    [ -z "$over" ] || echo "outcome_version=$over"
+    [ -z "$msg" ] || echo "message=$(one_line "$msg")"
+    [ -z "$otime" ] || echo "time=$otime"
+  } >"$tmp" && chmod 0644 "$tmp" && mv -f "$tmp" "$ALTBEACON_UPDATE_DIR/state"
+}
