@@ -36,4 +36,30 @@ ids() {
   say "hostname=$(cat /proc/sys/kernel/hostname) etc=$(cat /etc/hostname 2>/dev/null)"
   say "machineid=$(cat /etc/machine-id)"
   say "journalid=$(journalctl -b -n1 -o export --no-pager 2>/dev/null | sed -n 's/^_MACHINE_ID=//p')"
+  # the A/B boot: the slot the boot script chose, the boot state, what the update gate says
+  say "slot=$(tr ' ' '\n' </proc/cmdline | sed -n 's/^rauc\.slot=//p') root=$(findmnt -n -o SOURCE /)"
+  say "bootstate=$(fw_printenv 2>/dev/null | tr '\n' ' ')"
+  say "updatestate=$(tr '\n' ' ' </run/altbeacon-update/state 2>/dev/null)"
+}
+# bt_up: two emulated LE controllers (the testbed's hci_vhci.ko built for this kernel, btvirt):
+# hci0 for the beacon, hci1 for the observer and the monitor
+bt_up() {
+  modprobe bluetooth
+  insmod $boot/abtest/hci_vhci.ko || say "insmod=failed"
+  $boot/abtest/btvirt -l2 -L >/run/btvirt.log 2>&1 &
+  i=0
+  while [ $i -lt 100 ] && [ ! -e /sys/class/bluetooth/hci1 ]; do i=$((i + 1)); sleep 0.1; done
+}
+# update_state: the updater's state file on one line (what the monitor publishes)
+update_state() { tr '\n' ' ' </run/altbeacon-update/state 2>/dev/null; }
+# wait_update REGEX [S]: until the state file matches REGEX (default 300 s); says how long
+wait_update() {
+  i=0
+  while [ $i -lt "${2:-300}" ] && ! update_state | grep -Eq "$1"; do i=$((i + 1)); sleep 1; done
+  say "updatewaited_$i=$(update_state)"
+}
+# request KEY=VALUE...: an install request as the monitor writes one (a temporary file renamed)
+request() {
+  printf '%s\n' "$@" origin=abtest "time=$(date +%s)" >/run/altbeacon-update/.abtest.tmp
+  mv /run/altbeacon-update/.abtest.tmp /run/altbeacon-update/request
 }

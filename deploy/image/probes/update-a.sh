@@ -1,0 +1,27 @@
+#!/bin/sh
+# Update boot 1 (deploy/image/test-image-update.sh, -M virt, slot A): bundles RAUC must refuse,
+# asked for as the monitor asks (a request file): signed with another key, for another
+# `compatible`, truncated. Each must leave the card as it was, its reason in the state file. Then
+# the host publishes the fleet's release (install: true) and the monitor asks for it: RAUC
+# installs it into slot B over HTTP and the card reboots (the VM ends there).
+# shellcheck source=lib.sh
+. /boot/firmware/abtest/lib.sh
+. $boot/abtest/update.env
+bt_up
+wait_active 120
+ids
+say "rauc=$(rauc status --output-format=shell 2>&1 | grep -E 'RAUC_SYSTEM_COMPATIBLE|RAUC_SYSTEM_BOOTED_BOOTNAME|RAUC_BOOT_PRIMARY' | tr '\n' ' ')"
+wait_update 'phase=idle' 120
+for b in other-key other-compatible truncated; do
+  request "version=$b" "url=http://10.0.2.2:$BPORT/$b.raucb"
+  wait_update "outcome=refused outcome_version=$b " 180
+  say "refused_$b=$(update_state)"
+done
+say "bootstate_after_refusals=$(fw_printenv 2>/dev/null | tr '\n' ' ')"
+# the monitor connected (the gate's file) before the host publishes the release
+i=0
+while [ $i -lt 240 ] && ! grep -q connected=1 /run/altbeacon-update/monitor 2>/dev/null; do i=$((i + 1)); sleep 1; done
+say "monitorfile=$(cat /run/altbeacon-update/monitor 2>&1)"
+echo "ABTEST-PUBLISH-GOOD"
+# the monitor's request, RAUC's install, the reboot: the VM ends when the card reboots
+sleep 900

@@ -1,0 +1,187 @@
+# deploy/image/test-image's update boots (sourced by it, with its helpers and variables; after the
+# monitor boot, whose monitor.toml, broker and password they reuse): signed A/B updates under
+# -M virt, through the card's own boot chain (qemu_arm64 U-Boot running the FAT's boot.scr).
+#   update-a      slot A: bundles signed with another key, for another `compatible`, truncated:
+#                 each refused, the card as it was; then the fleet's release published (retained,
+#                 "install": true) on the host's mosquitto: the monitor asks, RAUC streams the
+#                 bundle from a local HTTP server into slot B, the card reboots
+#   update-b      slot B on trial: marked good by the gate once on air and the monitor connected;
+#                 heard by the observer; then a release whose altbeacond exits at once is published
+#                 and installed into slot A
+#   update-after-N  slot A fails: the gate reboots it; after its 3 attempts the boot script falls
+#                 back to B: "rolled-back" in the state file and in the monitor's retained update
+#                 state (what Home Assistant's update entity shows); then an install started and the
+#                 VM killed while RAUC copies the image (a power cut)
+#   update-cut    the boot after the cut: slot B, on air, slot A left bad
+# Around them: the state partition's files byte for byte the same before and after (config,
+# last good config, the monitor's files, SSH host keys; systemd's own random seed and timer
+# stamps aside), and every file system clean (fsck -n).
+# shellcheck shell=bash
+# mk_root_variant NAME VERSION [FAKE_ALTBEACOND]: slot A's root as an ext4 image with another
+# version (and, with FAKE_ALTBEACOND, an altbeacond that exits 3 for every command)
+mk_root_variant() {
+  local out=$w/bundles/$1.ext4 blocks bsize
+  partition 5 "$out"
+  blocks=$(dumpe2fs -h "$out" 2>/dev/null | sed -n 's/^Block count: *//p')
+  bsize=$(dumpe2fs -h "$out" 2>/dev/null | sed -n 's/^Block size: *//p')
+  truncate -s $((blocks * bsize)) "$out"
+  echo "$2" >"$w/bundles/version.txt"
+  debugfs -w -R "rm /usr/lib/altbeacon-image/version" "$out" >/dev/null 2>&1
+  debugfs -w -R "write $w/bundles/version.txt /usr/lib/altbeacon-image/version" "$out" >/dev/null 2>&1
+  if [ -n "${3:-}" ]; then
+    printf '#!/bin/sh\necho "a broken altbeacond (deploy/image/test-image-update.sh)" >&2\nexit 3\n' >"$w/bundles/fake"
+    debugfs -w -R "rm /usr/bin/altbeacond" "$out" >/dev/null 2>&1
+    debugfs -w -R "write $w/bundles/fake /usr/bin/altbeacond" "$out" >/dev/null 2>&1
+    debugfs -w -R "sif /usr/bin/altbeacond mode 0100755" "$out" >/dev/null 2>&1
+  fi
+  rm -f "$w/bundles/version.txt" "$w/bundles/fake"
+  e2fsck -fn "$out" >/dev/null 2>&1 || bad "update: the $1 root image is not a clean ext4 after its edit"
+}
+# mk_bundle NAME IMAGE COMPATIBLE VERSION KEYDIR: a verity bundle as deploy/build-image makes one
+mk_bundle() {
+  local d=$w/bundles/$1.d
+  rm -rf "$d"; mkdir -p "$d"
+  ln "$2" "$d/rootfs.ext4"
+  printf '%s\n' '[update]' "compatible=$3" "version=$4" '' '[bundle]' 'format=verity' '' '[image.rootfs]' 'filename=rootfs.ext4' >"$d/manifest.raucm"
+  rauc --cert="$5/update-cert.pem" --key="$5/update-key.pem" bundle "$d" "$w/bundles/$1.raucb" >"$w/bundles/$1.log" 2>&1 \
+    || bad "update: rauc bundle $1 failed: $(tail -2 "$w/bundles/$1.log" | tr '\n' ' ')"
+  rm -rf "$d"
+}
+mk_bundles() {
+  local keys
+  keys=$("$repo/deploy/make-update-key" 2>/dev/null)
+  rm -rf "$w/bundles"; mkdir -p "$w/bundles"
+  good_version="$version+up1" nobeacon_version="$version+nobeacon"
+  mk_root_variant good "$good_version"
+  mk_root_variant nobeacon "$nobeacon_version" fake
+  mk_bundle good "$w/bundles/good.ext4" altbeacon-rpi-arm64 "$good_version" "$keys"
+  mk_bundle nobeacon "$w/bundles/nobeacon.ext4" altbeacon-rpi-arm64 "$nobeacon_version" "$keys"
+  # the hostile ones: refused before their image is read, so a small root does
+  mke2fs -q -t ext4 "$w/bundles/small.ext4" 4M
+  "$repo/deploy/make-update-key" "$w/bundles/other-key" >/dev/null 2>&1
+  mk_bundle other-key "$w/bundles/small.ext4" altbeacon-rpi-arm64 other-key "$w/bundles/other-key"
+  mk_bundle other-compatible "$w/bundles/small.ext4" some-other-product other-compatible "$keys"
+  head -c $(( $(stat -c %s "$w/bundles/good.raucb") / 2 )) "$w/bundles/good.raucb" >"$w/bundles/truncated.raucb"
+  rm -f "$w/bundles/"*.ext4
+  rm -rf "$w/bundles/other-key"
+  log "update bundles: $(cd "$w/bundles" && ls -s --block-size=M ./*.raucb | tr '\n' ' ')"
+}
+# release NAME VERSION: the fleet's release message for bundle NAME (install: true)
+release() {
+  local f=$w/bundles/$1.raucb
+  printf '{"version":"%s","url":"http://10.0.2.2:%s/%s.raucb","size":%s,"sha256":"%s","install":true}' \
+    "$2" "$bport" "$1" "$(stat -c %s "$f")" "$(sha256sum "$f" | cut -c1-64)"
+}
+# publish_on MARK PAYLOAD: in the background, publishes PAYLOAD retained on the fleet topic once
+# the console of the boot now running ($w/$boot_name.log) shows MARK
+publish_on() {
+  ( local i=0
+    while [ $i -lt 1800 ]; do
+      if grep -aq "$1" "$w/$boot_name.log" 2>/dev/null; then
+        mosquitto_pub -h 127.0.0.1 -p "$mq_port" -u altbeacond -P "$mq_pw" -r -q 1 -t altbeacond/fleet/release -m "$2" \
+          && echo "test-image: published the fleet release on $1: $2" >&2
+        return 0
+      fi
+      i=$((i + 1)); sleep 1
+    done ) &
+  pubpid=$!
+}
+# state_files SNAPSHOT: the state partition's files (debugfs rdump of partition 3), less what
+# systemd rewrites at every boot whatever happens (its random seed, timer stamps, journal)
+state_files() {
+  partition 3 "$w/persist.img"
+  rm -rf "$w/$1"; mkdir -p "$w/$1"
+  debugfs -R "rdump / $w/$1" "$w/persist.img" >/dev/null 2>&1
+  rm -rf "$w/$1/lost+found" "$w/$1/var-lib-systemd/random-seed" "$w/$1/var-lib-systemd/timers" \
+    "$w/$1/var-lib-systemd/timesync" "$w/$1/var-lib-systemd/journal" "$w/$1/var-lib-systemd/coredump"
+  rm -f "$w/persist.img"
+}
+
+boot_update() {
+  [ "$onair" = yes ] || { bad "update: no hci_vhci.ko/btvirt for this kernel (deploy/testbed/prepare-arm64)"; return; }
+  [ -f "$w/mosquitto.conf" ] || { bad "update: runs after the monitor boot (its broker and monitor.toml)"; return; }
+  local t g n
+  for t in rauc mosquitto mosquitto_pub mosquitto_sub dumpe2fs debugfs; do
+    command -v "$t" >/dev/null || { bad "update: $t is missing (deploy/install-deps)"; return; }
+  done
+  step update-bundles mk_bundles
+  mq_port=$(sed -n 's/^listener \([0-9]*\) .*/\1/p' "$w/mosquitto.conf") mq_pw='abtest pass 1'
+  mosquitto -c "$w/mosquitto.conf" >>"$w/mosquitto.log" 2>&1 &
+  mqpid=$!
+  python3 "$here/bundle-server.py" "$w/bundles" >"$w/bundle-server.port" 2>"$w/bundle-server.log" &
+  bspid=$!
+  for _ in $(seq 50); do [ -s "$w/bundle-server.port" ] && break; sleep 0.1; done
+  bport=$(cat "$w/bundle-server.port")
+  printf 'BPORT=%s\nCUT_VERSION=%s\n' "$bport" "$version+cut" >"$w/update.env"
+  mcopy -o -i "$fat" "$w/update.env" ::/abtest/update.env
+  # the monitor may act on the fleet's releases ([mqtt] control = "fleet"; the broker wants a password)
+  mcopy -n -i "$fat" ::monitor.toml.applied "$w/monitor.toml"
+  awk '{print} /^password_file = / {printf "control = \"fleet\"\r\n"}' ORS='\n' "$w/monitor.toml" | fat_put monitor.toml
+  state_files state-before
+
+  boot_name=update-a; publish_on ABTEST-PUBLISH-GOOD "$(release good "$good_version")"
+  boot update-a virt update-a
+  kill "$pubpid" 2>/dev/null || true
+  expect update-a slot '^A ' "the first boot from slot A"
+  expect update-a rauc "RAUC_SYSTEM_COMPATIBLE='altbeacon-rpi-arm64'.*RAUC_SYSTEM_BOOTED_BOOTNAME='A'" "RAUC knows the card: compatible altbeacon-rpi-arm64, booted from A"
+  expect update-a refused_other-key 'outcome=refused outcome_version=other-key message=RAUC: .*(signature|verif|certificate)' "a bundle signed with another key refused, said"
+  expect update-a refused_other-compatible 'outcome=refused outcome_version=other-compatible message=RAUC: .*ompatible' "a bundle for another product (compatible) refused, said"
+  expect update-a refused_truncated 'outcome=refused outcome_version=truncated message=RAUC: ' "a truncated bundle refused, said"
+  expect update-a bootstate_after_refusals 'BOOT_ORDER=A B( |$)' "the refusals left the boot order as it was"
+  expect update-a monitorfile 'connected=1' "the monitor told the gate it reached the broker"
+  if grep -aq "monitor.*asked the updater for $good_version" "$w/update-a.log" || grep -aq "installing $good_version from http" "$w/update-a.log"; then
+    ok "update-a: the monitor asked for the fleet's release $good_version (MQTT, retained, install: true)"
+  else bad "update-a: no install of $good_version started from the fleet's release"; fi
+  if grep -aq 'installed .*rebooting into it' "$w/update-a.log"; then ok "update-a: RAUC installed $good_version into slot B over HTTP; the card rebooted into it"
+  else bad "update-a: no 'installed ... rebooting into it' on the console"; fi
+  if grep -aq 'Range: bytes=' "$w/bundle-server.log" || grep -aq 'bytes=' "$w/bundle-server.log"; then ok "update-a: the bundle streamed with byte ranges ($(grep -c good.raucb "$w/bundle-server.log") requests)"
+  else bad "update-a: no ranged request of the bundle ($(tail -3 "$w/bundle-server.log" | tr '\n' ' '))"; fi
+
+  boot_name=update-b; publish_on ABTEST-PUBLISH-BAD "$(release nobeacon "$nobeacon_version")"
+  boot update-b virt update-b
+  kill "$pubpid" 2>/dev/null || true
+  expect update-b slot '^B ' "the next boot from slot B"
+  expect update-b version "^$good_version\$" "slot B runs $good_version"
+  expect update-b updatestate "installed_version=$good_version slot=B phase=idle outcome=installed outcome_version=$good_version" "the gate kept slot B: installed"
+  expect update-b bootstate 'BOOT_B_LEFT=3' "slot B marked good (its attempts back to 3)"
+  expect update-b heard '^[1-9]' "slot B's beacon heard by the observer"
+  expect update-b failed '^ *$' "no failed units"
+
+  # the broken release: slot A fails, the boot script falls back to B after its attempts
+  n=0
+  while [ $n -lt 5 ]; do
+    n=$((n + 1))
+    boot_name=update-after-$n
+    boot "update-after-$n" virt update-after "Copying image"
+    val "update-after-$n" after_slot | grep -q B && break
+  done
+  g=update-after-$n
+  if [ "$n" -eq 4 ] && val "$g" after_slot | grep -q B; then
+    ok "update: the broken release booted 3 times from slot A (each rebooted by the gate), then slot B"
+  else bad "update: slot B after $n boots ($(for i in $(seq "$n"); do printf '%s ' "$(val "update-after-$i" after_slot)"; done))"; fi
+  grep -aq 'on trial failed: altbeacond exited' "$w/update-after-1.log" \
+    && ok "update-after-1: the gate said why: $(grep -ao 'on trial failed: [^;]*' "$w/update-after-1.log" | head -1)" \
+    || bad "update-after-1: the gate did not say the broken slot failed"
+  expect "$g" updatestate "installed_version=$good_version slot=B phase=idle outcome=rolled-back outcome_version=$nobeacon_version message=slot A did not become a beacon" "rolled back to $good_version, the reason said"
+  expect "$g" heard '^[1-9]' "slot B's beacon on air again after the rollback"
+  expect "$g" failed '^ *$' "no failed units after the rollback"
+  t=$(timeout 15 mosquitto_sub -h 127.0.0.1 -p "$mq_port" -u altbeacond -P "$mq_pw" -t 'altbeacond/+/update' -C 1 -W 10 2>&1 || true)
+  if echo "$t" | grep -qi 'rolled back'; then ok "update: the monitor's retained update state (Home Assistant's update entity) says the rollback: $(echo "$t" | cut -c1-160)"
+  else bad "update: the retained altbeacond/+/update does not say the rollback ($t)"; fi
+  grep -aq 'ABTEST-CUT-NEXT' "$w/$g.log" || bad "$g: the probe never reached the cut"
+
+  boot update-cut virt update-cut
+  expect update-cut slot '^B ' "after a power cut in the middle of an install: slot B"
+  expect update-cut bootstate 'BOOT_A_LEFT=0' "slot A (half written) left bad"
+  expect update-cut heard '^[1-9]' "on air after the cut"
+  expect update-cut failed '^ *$' "no failed units after the cut"
+
+  kill "$bspid" 2>/dev/null || true; wait "$bspid" 2>/dev/null || true
+  kill "$mqpid" 2>/dev/null || true; wait "$mqpid" 2>/dev/null || true; mqpid=""
+  state_files state-after
+  if diff -r "$w/state-before" "$w/state-after" >"$w/state.diff" 2>&1; then
+    ok "update: the state partition's files byte for byte the same across the update, the rollback and the cut ($(cd "$w/state-after" && find . -type f | wc -l) files: $(cd "$w/state-after" && find . -type f | sed 's|^\./||' | grep -v '^var-lib-systemd' | tr '\n' ' ' | cut -c1-200))"
+  else bad "update: the state partition changed: $(head -c 400 "$w/state.diff")"; fi
+  fsck_partition 3 "update: the state partition"
+  fsck_partition 6 "update: slot B"
+}
