@@ -104,6 +104,18 @@ final class FirmwareUpdateInputTests: XCTestCase {
         XCTAssertEqual(entries(dir + "/update"), ["monitor", "state"], "no temporary file left")
     }
 
+    /// The monitor connected before the updater wrote its first state (the gate starts later):
+    /// the gate is told once the card turns out to be an A/B one.
+    func testTheSessionIsToldWhenTheUpdaterAppearsLater() throws {
+        XCTAssertEqual(mkdir(dir + "/update", 0o770), 0)
+        let i = input()
+        i.connection(up: true)
+        XCTAssertEqual(entries(dir + "/update"), [], "no state file yet: not an A/B card as far as it knows")
+        write(paths.stateFile, "installed_version=1.2.0\nslot=A\nphase=idle\n")
+        _ = i.read(nowS: 0)
+        XCTAssertEqual(String(decoding: try readFile(paths.monitorFile), as: UTF8.self), "connected=1\n")
+    }
+
     func testARefusalIsSaidOnceAndShown() throws {
         let i = input()
         for s in [Int64(10), 11] { i.received(try message("altbeacond/pi/update/set", "install"), nowS: s) }

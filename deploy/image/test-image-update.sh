@@ -57,7 +57,10 @@ mk_bundles() {
   mk_bundle good "$w/bundles/good.ext4" altbeacon-rpi-arm64 "$good_version" "$keys"
   mk_bundle nobeacon "$w/bundles/nobeacon.ext4" altbeacon-rpi-arm64 "$nobeacon_version" "$keys"
   # the hostile ones: refused before their image is read, so a small root does
-  mke2fs -q -t ext4 "$w/bundles/small.ext4" 4M
+  mkdir -p "$w/bundles/small"
+  head -c 65536 /dev/urandom >"$w/bundles/small/noise"
+  mke2fs -q -t ext4 -d "$w/bundles/small" "$w/bundles/small.ext4" 4M
+  rm -rf "$w/bundles/small"
   "$repo/deploy/make-update-key" "$w/bundles/other-key" >/dev/null 2>&1
   mk_bundle other-key "$w/bundles/small.ext4" altbeacon-rpi-arm64 other-key "$w/bundles/other-key"
   mk_bundle other-compatible "$w/bundles/small.ext4" some-other-product other-compatible "$keys"

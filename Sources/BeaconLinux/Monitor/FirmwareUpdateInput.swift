@@ -15,8 +15,9 @@ public final class FirmwareUpdateInput {
     /// A state file that is there but cannot be read, said once per cause.
     private var saidRead: Errno?
     private var count: UInt64 = 0
-    /// What the monitor file last said (nil: not written yet).
+    /// What the monitor file last said (nil: not written yet), and the session as it is.
     private var saidConnected: Bool?
+    private var connected: Bool?
 
     public init(paths: FirmwareUpdatePaths, node: String, settings: MQTTSettings, version: String, log: Logger) {
         self.paths = paths; self.log = log
@@ -63,6 +64,8 @@ public final class FirmwareUpdateInput {
         if now != model.capability {
             model.capability = now
             handle(model.updaterChanged(nowS: nowS))
+            // the updater's directory came after the session: the gate is told now
+            if let up = connected { connection(up: up) }
         }
         return model
     }
@@ -76,6 +79,7 @@ public final class FirmwareUpdateInput {
     /// The broker's session up or down, for the update gate (`paths.monitorFile`), on an A/B card
     /// only and only when it changes: a temporary file renamed over it.
     public func connection(up: Bool) {
+        connected = up
         guard case .ab = model.capability, saidConnected != up else { return }
         count &+= 1
         let tmp = "\(paths.directory)/.monitor-\(getpid())-\(count).tmp"

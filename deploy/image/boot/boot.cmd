@@ -58,6 +58,10 @@ echo "altbeacon: slot ${bootslot} (partition ${rootpart}; attempts left: A ${BOO
 fdt addr ${fdtcontroladdr}
 setenv fwargs
 fdt get value fwargs /chosen bootargs
+# The board's serial number is the firmware's /serial-number (the card's hostname and machine-id
+# come from it): booti stamps U-Boot's serial# over it, so serial# is made the firmware's (on a
+# Pi they are the same; qemu's mailbox answers 0 where its device tree carries a serial).
+if fdt get value dtserial / serial-number; then env set -f serial# "${dtserial}"; fi
 load ${devtype} ${devnum}:${rootpart} ${ramdisk_addr_r} /boot/altbeacon/initrd.img
 setenv initrd_size ${filesize}
 load ${devtype} ${devnum}:${rootpart} ${kernel_addr_r} /boot/altbeacon/Image.gz
