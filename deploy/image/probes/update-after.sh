@@ -3,7 +3,7 @@
 # slot A boots (its altbeacond exits at once), the gate reboots it, and each boot spends one of
 # its 3 attempts; then the boot script falls back to slot B, the gate says "rolled back", and the
 # beacon is on air again. There, an install is started and the VM killed in the middle of it
-# (the host kills it on RAUC's "Copying image").
+# (the host kills it 20 s after RAUC's "writing data to device").
 # shellcheck source=lib.sh
 . /boot/firmware/abtest/lib.sh
 . $boot/abtest/update.env
