@@ -146,7 +146,11 @@ public struct FirmwareUpdate: Sendable {
             return refuse("no release is known: nothing valid on \(releaseTopic)" + (releaseProblem.map { " (\($0))" } ?? ""), nowS: nowS)
         }
         guard r.version != installedVersion else { return refuse("\(r.version) is installed already", nowS: nowS) }
-        guard state.isIdle else { return refuse("\(which): an update is under way (\(state.phaseWord ?? "busy"))", nowS: nowS) }
+        // The fleet's release waits for the updater to be idle again (its state file's next change
+        // decides again), said nowhere: it may well be this very release being installed.
+        guard state.isIdle else {
+            return fleet ? .nothing : refuse("\(which): an update is under way (\(state.phaseWord ?? "busy"))", nowS: nowS)
+        }
         // The fleet never tries again what failed here: a rolled-back release would otherwise
         // boot, fail and roll back forever. A person's Install does.
         if fleet, state.outcomeVersion == r.version, let o = state.outcome, o == .refused || o == .rolledBack || o == .failed {
