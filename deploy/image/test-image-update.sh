@@ -174,7 +174,13 @@ boot_update() {
   else bad "update: the retained altbeacond/+/update does not say the rollback ($t)"; fi
   grep -aq 'ABTEST-CUT-NEXT' "$w/$g.log" || bad "$g: the probe never reached the cut"
 
+  # a bundle copied onto the boot partition by a PC: the running version, so only set aside
+  mcopy -o -i "$fat" "$w/bundles/good.raucb" ::altbeacon-update.raucb
   boot update-cut virt update-cut
+  if fat_has altbeacon-update.raucb.applied && ! fat_has altbeacon-update.raucb; then
+    ok "update-cut: a bundle of the running version on the boot partition set aside as altbeacon-update.raucb.applied, not installed again"
+  else bad "update-cut: the boot partition's bundle: $(mdir -b -i "$fat" :: | grep -i raucb | tr '\n' ' ')"; fi
+  mdel -i "$fat" ::altbeacon-update.raucb.applied 2>/dev/null || true
   expect update-cut slot '^B ' "after a power cut in the middle of an install: slot B"
   expect update-cut bootstate 'BOOT_A_LEFT=0' "slot A (half written) left bad"
   expect update-cut heard '^[1-9]' "on air after the cut"
