@@ -1,7 +1,7 @@
 #!/bin/sh
 # Update boot 2 (slot B, on trial): the gate keeps it once its beacon is on air and its monitor
 # connected; the observer hears the beacon; then the host publishes a release whose beacon never
-# comes on air, and the monitor asks for it: installed into slot A, the card reboots into it.
+# comes on air, the monitor asks for it, and the host cuts the power while RAUC writes slot A.
 # shellcheck source=lib.sh
 . /boot/firmware/abtest/lib.sh
 . $boot/abtest/update.env
@@ -14,5 +14,8 @@ say "heard=$($boot/abtest/observe -i hci1 --hex "$(cat $boot/abtest/on-air.hex)"
 say "version=$(cat /usr/lib/altbeacon-image/version)"
 say "failed=$(systemctl --failed --no-legend --plain | awk '{print $1}' | tr '\n' ' ')"
 journalctl -b --no-pager -o cat -u altbeacon-update-gate 2>&1 | tail -5 | while IFS= read -r l; do say "gatejournal=$l"; done
+# the host publishes a broken release (install: true); the monitor asks for it; the host kills
+# the VM 20 s into RAUC's write of slot A: a power cut in the middle of an install
 echo "ABTEST-PUBLISH-BAD"
+echo "ABTEST-CUT-NEXT"
 sleep 900
