@@ -15,7 +15,7 @@ env_set() { # NAME [VALUE]: one write of the boot state (no VALUE: removed)
   if [ $# -ge 2 ] && [ -n "$2" ]; then fw_setenv "$1" "$2"; else fw_setenv "$1"; fi
 }
 booted_slot() { # A or B from the kernel command line (rauc.slot=, the boot script's), else nothing
-  tr ' ' '\n' </proc/cmdline | sed -n 's/^rauc\.slot=\([AB]\)$/\1/p' | tail -1
+  tr ' ' '\n' <"${ALTBEACON_CMDLINE:-/proc/cmdline}" | sed -n 's/^rauc\.slot=\([AB]\)$/\1/p' | tail -1
 }
 image_version() { head -n1 "$ALTBEACON_IMAGE_VERSION_FILE" 2>/dev/null | tr -cd '0-9A-Za-z.+~-' || true; }
 # one line, no characters that would break a key=value file or the boot state
