@@ -59,8 +59,9 @@ mk_bundles() {
   mk_bundle nobeacon "$w/bundles/nobeacon.ext4" altbeacon-rpi-arm64 "$nobeacon_version" "$keys"
   # the hostile ones: refused before their image is read, so a small root does
   mkdir -p "$w/bundles/small"
-  head -c 65536 /dev/urandom >"$w/bundles/small/noise"
-  mke2fs -q -t ext4 -d "$w/bundles/small" "$w/bundles/small.ext4" 4M
+  # (a few MiB: RAUC's dm-verity table for a bundle of a few KiB fails before the manifest is read)
+  head -c $((8 << 20)) /dev/urandom >"$w/bundles/small/noise"
+  mke2fs -q -t ext4 -d "$w/bundles/small" "$w/bundles/small.ext4" 16M
   rm -rf "$w/bundles/small"
   "$repo/deploy/make-update-key" "$w/bundles/other-key" >/dev/null 2>&1
   mk_bundle other-key "$w/bundles/small.ext4" altbeacon-rpi-arm64 other-key "$w/bundles/other-key"
