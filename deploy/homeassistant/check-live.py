@@ -920,9 +920,14 @@ class Live:
                 "origin=mqtt:homeassistant"]
         if lines[:5] != want or len(lines) != 6 or not re.fullmatch(r"time=\d+", lines[5]):
             fail(f"update: the request says {lines}, expected {want} and time=")
-        leftovers = [n for n in os.listdir(self.update_dir) if n not in ("state", "request")]
+        # "monitor": the broker session for the update gate (connected=1 while this monitor is)
+        leftovers = [n for n in os.listdir(self.update_dir) if n not in ("state", "request", "monitor")]
         if leftovers:
             fail(f"update: left in the update directory: {leftovers}")
+        with open(os.path.join(self.update_dir, "monitor")) as f:
+            told = f.read()
+        if told != "connected=1\n":
+            fail(f"update: the monitor told the update gate {told!r}, expected 'connected=1\\n'")
         os.unlink(request)   # the updater takes it; it tried 1.3.0, whose beacon never came on air
         why = "rolled back from 1.3.0: its beacon was not on air within 600 s"
         self.write_update_state(installed_version="1.2.0", slot="A", phase="idle", outcome="rolled-back", outcome_version="1.3.0",
