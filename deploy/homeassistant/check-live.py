@@ -780,7 +780,7 @@ class Live:
         def probe():
             ann = self.announced(node)
             if not ann:
-                return False, "nothing announced on the broker yet"
+                return False, ({}, ["nothing announced on the broker yet"])
             states = self.ha.states()
             by_name = {}
             for eid, s in states.items():
