@@ -53,6 +53,9 @@ mk_bundles() {
   keys=$("$repo/deploy/make-update-key" 2>/dev/null)
   rm -rf "$w/bundles"; mkdir -p "$w/bundles"
   good_version="$version+up1" nobeacon_version="$version+nobeacon"
+  # as extended regular expressions (expect's): a version's "." and "+" taken literally
+  good_re=$(printf '%s' "$good_version" | sed 's/[.+]/\\&/g')
+  nobeacon_re=$(printf '%s' "$nobeacon_version" | sed 's/[.+]/\\&/g')
   mk_root_variant good "$good_version"
   mk_root_variant nobeacon "$nobeacon_version" fake
   mk_bundle good "$w/bundles/good.ext4" altbeacon-rpi-arm64 "$good_version" "$keys"
@@ -119,6 +122,9 @@ boot_update() {
   bport=$(cat "$w/bundle-server.port")
   printf 'BPORT=%s\n' "$bport" >"$w/update.env"
   mcopy -o -i "$fat" "$w/update.env" ::/abtest/update.env
+  # what the observer must hear from the monitor boot's beacon (uuid_c, 4660, 86, -61), as on-air's
+  printf '0201061bff1801beac%s12340056c300' "${uuid_c//-/}" >"$w/on-air.hex"
+  mcopy -o -i "$fat" "$w/on-air.hex" ::/abtest/on-air.hex
   # the monitor may act on the fleet's releases ([mqtt] control = "fleet"; the broker wants a password)
   mcopy -n -i "$fat" ::monitor.toml.applied "$w/monitor.toml"
   awk '{print} /^password_file = / {printf "control = \"fleet\"\r\n"}' ORS='\n' "$w/monitor.toml" | fat_put monitor.toml
@@ -147,8 +153,8 @@ boot_update() {
   kill_after=20 boot update-b virt update-b "writing data to device"
   kill "$pubpid" 2>/dev/null || true
   expect update-b slot '^B ' "the next boot from slot B"
-  expect update-b version "^$good_version\$" "slot B runs $good_version"
-  expect update-b updatestate "installed_version=$good_version slot=B phase=idle outcome=installed outcome_version=$good_version" "the gate kept slot B: installed"
+  expect update-b version "^$good_re\$" "slot B runs $good_version"
+  expect update-b updatestate "installed_version=$good_re slot=B phase=idle outcome=installed outcome_version=$good_re " "the gate kept slot B: installed"
   expect update-b bootstate 'BOOT_B_LEFT=3' "slot B marked good (its attempts back to 3)"
   expect update-b heard '^[1-9]' "slot B's beacon heard by the observer"
   expect update-b failed '^ *$' "no failed units"
@@ -189,7 +195,7 @@ boot_update() {
   grep -aq 'on trial failed: altbeacond exited' "$w/update-after-1.log" \
     && ok "update-after-1: the gate said why: $(grep -ao 'on trial failed: [^;]*' "$w/update-after-1.log" | head -1)" \
     || bad "update-after-1: the gate did not say the broken slot failed"
-  expect "$g" updatestate "installed_version=$good_version slot=B phase=idle outcome=rolled-back outcome_version=$nobeacon_version message=slot A did not become a beacon" "rolled back to $good_version, the reason said"
+  expect "$g" updatestate "installed_version=$good_re slot=B phase=idle outcome=rolled-back outcome_version=$nobeacon_re message=slot A did not become a beacon" "rolled back to $good_version, the reason said"
   expect "$g" heard '^[1-9]' "slot B's beacon on air again after the rollback"
   expect "$g" failed '^ *$' "no failed units after the rollback"
   t=$(timeout 15 mosquitto_sub -h 127.0.0.1 -p "$mq_port" -u altbeacond -P "$mq_pw" -t 'altbeacond/+/update' -C 1 -W 10 2>&1 || true)
