@@ -33,6 +33,8 @@ host = "10.0.2.2"
 port = $port
 username = "altbeacond"
 password_file = "/etc/altbeacond/mqtt-password"
+# the update boots after this one (test-image-update.sh) take the fleet's releases
+control = "fleet"
 EOF2
   printf '\xef\xbb\xbf%s\r\n' "$pw" | fat_put mqtt-password.txt
   openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1 -subj /CN=abtest-ca \

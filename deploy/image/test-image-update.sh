@@ -125,9 +125,8 @@ boot_update() {
   # what the observer must hear from the monitor boot's beacon (uuid_c, 4660, 86, -61), as on-air's
   printf '0201061bff1801beac%s12340056c300' "${uuid_c//-/}" >"$w/on-air.hex"
   mcopy -o -i "$fat" "$w/on-air.hex" ::/abtest/on-air.hex
-  # the monitor may act on the fleet's releases ([mqtt] control = "fleet"; the broker wants a password)
-  mcopy -n -i "$fat" ::monitor.toml.applied "$w/monitor.toml"
-  awk '{print} /^password_file = / {printf "control = \"fleet\"\r\n"}' ORS='\n' "$w/monitor.toml" | fat_put monitor.toml
+  # the monitor acts on the fleet's releases: the monitor boot's monitor.toml has control = "fleet"
+  # (set there, not here: a new monitor.toml now would be a change of the state partition's files)
   state_files state-before
 
   boot_name=update-a; publish_on ABTEST-PUBLISH-GOOD "$(release good "$good_version")"
