@@ -204,9 +204,9 @@ boot_update() {
   kill "$bspid" 2>/dev/null || true; wait "$bspid" 2>/dev/null || true
   kill "$mqpid" 2>/dev/null || true; wait "$mqpid" 2>/dev/null || true; mqpid=""
   state_files state-after
-  if diff -r "$w/state-before" "$w/state-after" >"$w/state.diff" 2>&1; then
+  if diff -rq "$w/state-before" "$w/state-after" >"$w/state.diff" 2>&1; then
     ok "update: the state partition's files byte for byte the same across the update, the rollback and the cut ($(cd "$w/state-after" && find . -type f | wc -l) files: $(cd "$w/state-after" && find . -type f | sed 's|^\./||' | grep -v '^var-lib-systemd' | tr '\n' ' ' | cut -c1-200))"
-  else bad "update: the state partition changed: $(head -c 400 "$w/state.diff")"; fi
+  else bad "update: the state partition changed: $(sed "s|$w/||g" "$w/state.diff" | tr '\n' ' ' | cut -c1-1500)"; fi
   fsck_partition 3 "update: the state partition"
   fsck_partition 6 "update: slot B"
 }
