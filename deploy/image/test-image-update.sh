@@ -15,8 +15,8 @@
 #                 back to B: "rolled-back" in the state file and in the monitor's retained update
 #                 state (what Home Assistant's update entity shows)
 # Around them: the state partition's files byte for byte the same before and after (config,
-# last good config, the monitor's files, SSH host keys; systemd's own random seed and timer
-# stamps aside), and every file system clean (fsck -n).
+# last good config, the monitor's files, SSH host keys, the network; systemd's own directory
+# aside), and every file system clean (fsck -n).
 # shellcheck shell=bash
 # mk_root_variant NAME VERSION [FAKE_ALTBEACOND]: slot A's root as an ext4 image with another
 # version (and, with FAKE_ALTBEACOND, an altbeacond that exits 3 for every command)
@@ -94,14 +94,15 @@ publish_on() {
     done ) &
   pubpid=$!
 }
-# state_files SNAPSHOT: the state partition's files (debugfs rdump of partition 3), less what
-# systemd rewrites at every boot whatever happens (its random seed, timer stamps, journal)
+# state_files SNAPSHOT: the state partition's files (debugfs rdump of partition 3) that are the
+# card's own: config and its .bak, the monitor's files, the last good config and the monitor's
+# memory (var-lib-altbeacond), SSH host keys, the network. Not systemd's /var/lib/systemd, which
+# systemd itself rewrites at every boot whatever happens (its random seed, timer stamps).
 state_files() {
   partition 3 "$w/persist.img"
   rm -rf "$w/$1"; mkdir -p "$w/$1"
   debugfs -R "rdump / $w/$1" "$w/persist.img" >/dev/null 2>&1
-  rm -rf "$w/$1/lost+found" "$w/$1/var-lib-systemd/random-seed" "$w/$1/var-lib-systemd/timers" \
-    "$w/$1/var-lib-systemd/timesync" "$w/$1/var-lib-systemd/journal" "$w/$1/var-lib-systemd/coredump"
+  rm -rf "$w/$1/lost+found" "$w/$1/var-lib-systemd"
   rm -f "$w/persist.img"
 }
 
@@ -205,7 +206,7 @@ boot_update() {
   kill "$mqpid" 2>/dev/null || true; wait "$mqpid" 2>/dev/null || true; mqpid=""
   state_files state-after
   if diff -rq "$w/state-before" "$w/state-after" >"$w/state.diff" 2>&1; then
-    ok "update: the state partition's files byte for byte the same across the update, the rollback and the cut ($(cd "$w/state-after" && find . -type f | wc -l) files: $(cd "$w/state-after" && find . -type f | sed 's|^\./||' | grep -v '^var-lib-systemd' | tr '\n' ' ' | cut -c1-200))"
+    ok "update: the state partition's files byte for byte the same across the update, the rollback and the cut ($(cd "$w/state-after" && find . -type f | wc -l) files: $(cd "$w/state-after" && find . -type f | sed 's|^\./||' | tr '\n' ' ' | cut -c1-300))"
   else bad "update: the state partition changed: $(sed "s|$w/||g" "$w/state.diff" | tr '\n' ' ' | cut -c1-1500)"; fi
   fsck_partition 3 "update: the state partition"
   fsck_partition 6 "update: slot B"
