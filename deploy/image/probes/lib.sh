@@ -63,3 +63,12 @@ request() {
   printf '%s\n' "$@" origin=abtest "time=$(date +%s)" >/run/altbeacon-update/.abtest.tmp
   mv /run/altbeacon-update/.abtest.tmp /run/altbeacon-update/request
 }
+# slot_report: a booted slot as the host checks it after an update: RAUC's view, the observer
+# hearing the beacon, the root's version, failed units, the gate's last words
+slot_report() {
+  say "rauc=$(rauc status --output-format=shell 2>&1 | grep -E 'RAUC_SYSTEM_BOOTED_BOOTNAME|RAUC_BOOT_PRIMARY|RAUC_SLOT_STATE|RAUC_SLOT_BOOT_STATUS' | tr '\n' ' ')"
+  say "heard=$($boot/abtest/observe -i hci1 --hex "$(cat $boot/abtest/on-air.hex)" --count 3 --timeout 30000 2>&1 | wc -l)"
+  say "version=$(cat /usr/lib/altbeacon-image/version)"
+  say "failed=$(systemctl --failed --no-legend --plain | awk '{print $1}' | tr '\n' ' ')"
+  journalctl -b --no-pager -o cat -u altbeacon-update-gate 2>&1 | tail -5 | while IFS= read -r l; do say "gatejournal=$l"; done
+}

@@ -15,11 +15,7 @@ fi
 wait_active 120
 wait_update 'outcome=rolled-back ' 300
 ids
-say "rauc=$(rauc status --output-format=shell 2>&1 | grep -E 'RAUC_SYSTEM_BOOTED_BOOTNAME|RAUC_BOOT_PRIMARY|RAUC_SLOT_BOOT_STATUS' | tr '\n' ' ')"
-say "heard=$($boot/abtest/observe -i hci1 --hex "$(cat $boot/abtest/on-air.hex)" --count 3 --timeout 30000 2>&1 | wc -l)"
-say "version=$(cat /usr/lib/altbeacon-image/version)"
-say "failed=$(systemctl --failed --no-legend --plain | awk '{print $1}' | tr '\n' ' ')"
-journalctl -b --no-pager -o cat -u altbeacon-update-gate 2>&1 | tail -5 | while IFS= read -r l; do say "gatejournal=$l"; done
+slot_report
 # the monitor has published the rollback; the host reads it from the broker after this boot
 sleep 10
 echo "ABTEST-DONE"
