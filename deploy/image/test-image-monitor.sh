@@ -1,9 +1,12 @@
 # deploy/image/test-image's boot 6 (sourced by it, with its helpers and variables): the monitor
-# turned on from the boot partition, under -M virt. Kept apart: test-image is long enough.
+# turned on from the boot partition, under -M virt. Kept apart: test-image is long enough. With
+# the update boots asked for too, the same boot goes on as update boot 1 (test-image-update.sh:
+# update_prepare before it, update_a_checks after): one boot under emulation fewer.
 # shellcheck shell=bash
 boot_monitor() {
   [ "$onair" = yes ] || { bad "monitor: no hci_vhci.ko/btvirt for this kernel (deploy/testbed/prepare-arm64)"; return; }
-  local t port pw='abtest pass 1' got
+  local t port pw='abtest pass 1' got update=no
+  ! boot_wanted update || update=yes
   for t in mosquitto mosquitto_passwd mosquitto_sub openssl; do
     command -v "$t" >/dev/null || { bad "monitor: $t is missing (deploy/install-deps)"; return; }
   done
@@ -41,7 +44,13 @@ EOF2
     -keyout "$w/ca.key" -out "$w/ca.pem" 2>/dev/null
   fat_put mqtt-ca.pem <"$w/ca.pem"
   fat_put mqtt-client.key <"$w/ca.key"
+  if [ "$update" = yes ]; then
+    update_prepare || return
+    mq_port=$port mq_pw=$pw boot_name=monitor
+    publish_on ABTEST-PUBLISH-GOOD "$(release good "$good_version")"
+  fi
   boot monitor virt monitor
+  [ "$update" = no ] || kill "$pubpid" 2>/dev/null || true
   expect monitor monenabled '^enabled$' "altbeacond-monitor enabled in the image"
   expect monitor monactive '^active$' "the monitor started: /etc/altbeacond/monitor.toml imported from the boot partition"
   expect monitor monuser '^altbeacond $' "beacon and monitor run as altbeacond"
@@ -62,7 +71,8 @@ EOF2
   got=$(timeout 15 mosquitto_sub -h 127.0.0.1 -p "$port" -u altbeacond -P "$pw" -t 'altbeacond/+/beacons/lobby' -C 1 -W 10 2>&1 || true)
   if echo "$got" | grep -q '"heard":true'; then ok "monitor: the broker holds the beacon's retained state: $(echo "$got" | cut -c1-100)"
   else bad "monitor: no retained altbeacond/+/beacons/lobby with \"heard\":true ($got)"; fi
-  kill "$mqpid" 2>/dev/null || true; wait "$mqpid" 2>/dev/null || true; mqpid=""
+  if [ "$update" = yes ]; then update_a_checks monitor   # the broker stays for the update boots
+  else kill "$mqpid" 2>/dev/null || true; wait "$mqpid" 2>/dev/null || true; mqpid=""; fi
   if mdir -b -i "$fat" :: | grep -Eiq 'mqtt-password|mqtt-client.key|monitor-error'; then
     bad "monitor: the FAT still holds: $(mdir -b -i "$fat" :: | grep -Ei 'mqtt|monitor' | tr '\n' ' ')"
   else ok "monitor: no secret and no monitor-error.txt left on the FAT (read from the host)"; fi

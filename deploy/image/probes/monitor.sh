@@ -3,6 +3,7 @@
 # (monitor.toml, mqtt-password.txt, mqtt-ca.pem, mqtt-client.key written there by the host): the
 # image's import put them in /etc/altbeacond, the enabled unit's condition let it start, its
 # [mqtt] started the network, and it hears the beacon on hci1 and reaches the host's mosquitto.
+# With the update boots (update.env on the boot partition), the boot goes on as update-a.sh.
 # shellcheck source=lib.sh
 . /boot/firmware/abtest/lib.sh
 a=$boot/abtest
@@ -33,4 +34,5 @@ say "networkd=$(systemctl is-active systemd-networkd) ssh=$(systemctl is-active 
 say "failed=$(systemctl --failed --no-legend --plain | awk '{print $1}' | tr '\n' ' ')"
 journalctl -b --no-pager -o cat -u altbeacond-monitor 2>&1 | tail -12 | while IFS= read -r l; do say "monjournal=$l"; done
 journalctl -b --no-pager -o cat -u altbeacond 2>&1 | grep -E 'import-boot-config' | while IFS= read -r l; do say "importjournal=$l"; done
+if [ -f $a/update.env ]; then . $a/update-a.sh; fi
 echo "ABTEST-DONE"

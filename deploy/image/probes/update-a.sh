@@ -1,17 +1,20 @@
 #!/bin/sh
-# Update boot 1 (deploy/image/test-image-update.sh, -M virt, slot A): bundles RAUC must refuse,
-# asked for as the monitor asks (a request file): signed with another key, for another
-# `compatible`, truncated. Each must leave the card as it was, its reason in the state file. Then
-# the host publishes the fleet's release (install: true) and the monitor asks for it: RAUC
-# installs it into slot B over HTTP and the card reboots (the VM ends there).
+# Update boot 1 (deploy/image/test-image-update.sh, -M virt, slot A): sourced by monitor.sh once
+# its checks are done (the monitor boot goes on as this one). The state partition's own files as
+# they are before any update (the host compares them after the last update boot). Bundles RAUC
+# must refuse, asked for as the monitor asks (a request file): signed with another key, for
+# another `compatible`, truncated. Each must leave the card as it was, its reason in the state
+# file. Then the host publishes the fleet's release (install: true) and the monitor asks for it:
+# RAUC installs it into slot B over HTTP and the card reboots (the VM ends there).
 # shellcheck source=lib.sh
 . /boot/firmware/abtest/lib.sh
 . $boot/abtest/update.env
-bt_up
-wait_active 120
 ids
 say "rauc=$(rauc status --output-format=shell 2>&1 | grep -E 'RAUC_SYSTEM_COMPATIBLE|RAUC_SYSTEM_BOOTED_BOOTNAME|RAUC_BOOT_PRIMARY' | tr '\n' ' ')"
 wait_update 'phase=idle' 120
+# systemd's own directory aside (its random seed and timer stamps change at every boot)
+(cd /persist && find . -path ./lost+found -prune -o -path ./var-lib-systemd -prune -o -type f -print) | sort |
+  while IFS= read -r f; do say "statefile=$(sha256sum "/persist/$f" | cut -c1-64) $f"; done
 for b in other-key other-compatible truncated; do
   request "version=$b" "url=http://10.0.2.2:$BPORT/$b.raucb"
   wait_update "outcome=refused outcome_version=$b " 180
