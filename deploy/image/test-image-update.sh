@@ -204,7 +204,14 @@ boot_update() {
     && ok "update-after-1: the gate said why: $(grep -ao 'on trial failed: [^;]*' "$w/update-after-1.log" | head -1)" \
     || bad "update-after-1: the gate did not say the broken slot failed"
   expect "$g" updatestate "installed_version=$good_re slot=B phase=idle outcome=rolled-back outcome_version=$nobeacon_re message=slot A did not become a beacon" "rolled back to $good_version, the reason said"
-  expect "$g" bootstate 'BOOT_A_LEFT=0 .*BOOT_ORDER=B A' "slot A left bad (no attempts), B first"
+  # (RAUC's mark-bad takes A out of BOOT_ORDER: the next install puts it back first)
+  expect "$g" bootstate 'BOOT_A_LEFT=0 .*BOOT_ORDER=B( |$)' "slot A left bad (no attempts), B first"
+  # the fleet's broken release is still offered (retained, install: true): never asked for again
+  if grep -aqF "installing $nobeacon_version" "$w/$g.log"; then
+    bad "$g: the rolled-back $nobeacon_version asked for and installed again (a loop of install, fail, roll back)"
+  elif grep -aqF "the fleet's $nobeacon_version: rolled back on this card before" "$w/$g.log"; then
+    ok "$g: the fleet's $nobeacon_version, still offered, not asked for again: 'rolled back on this card before'"
+  else bad "$g: the monitor did not say why it leaves the fleet's $nobeacon_version alone"; fi
   expect "$g" heard '^[1-9]' "slot B's beacon on air again after the rollback"
   expect "$g" failed '^ *$' "no failed units after the rollback"
   t=$(timeout 15 mosquitto_sub -h 127.0.0.1 -p "$mq_port" -u altbeacond -P "$mq_pw" -t 'altbeacond/+/update' -C 1 -W 10 2>&1 || true)

@@ -29,6 +29,8 @@ write_state() {
   kind=none over="" otime="" msg=""
   if [ -n "$outcome" ]; then
     kind=${outcome%% *}; rest=${outcome#* }
+    # the boot state's "failing" (a slot on trial failed, the card reboots) is the file's "failed"
+    [ "$kind" != failing ] || kind=failed
     over=${rest%% *}; rest=${rest#* }
     otime=${rest%% *}; msg=${rest#* }
     [ "$msg" != "$otime" ] || msg=""
