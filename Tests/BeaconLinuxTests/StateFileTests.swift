@@ -14,7 +14,7 @@ final class StateFileTests: XCTestCase {
 
     override func tearDown() {
         _ = chmod(dir, 0o700)
-        for name in ["last-good.toml", ".last-good.toml.tmp"] { _ = unlink(dir + "/" + name) }
+        for name in names() { _ = unlink(dir + "/" + name) }
         _ = rmdir(dir)
     }
 
@@ -29,10 +29,50 @@ final class StateFileTests: XCTestCase {
         try f.write([])
         XCTAssertEqual(try f.read(), [])
         // No temp file is left behind, and the file is private (0600).
-        XCTAssertEqual(access(dir + "/.last-good.toml.tmp", F_OK), -1)
+        XCTAssertEqual(names(), ["last-good.toml"])
         var st = stat()
         XCTAssertEqual(stat(f.path, &st), 0)
         XCTAssertEqual(st.st_mode & 0o777, 0o600)
+    }
+
+    /// The directory's entries but . and .., sorted.
+    func names(_ path: String? = nil) -> [String] {
+        guard let d = opendir(path ?? dir) else { return [] }
+        defer { closedir(d) }
+        var out: [String] = []
+        while let e = readdir(d) {
+            let n = withUnsafeBytes(of: e.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if n != "." && n != ".." { out.append(n) }
+        }
+        return out.sorted()
+    }
+
+    /// The one atomic writer, as the status file and the requests use it: the mode whatever the
+    /// umask, a symlink at the path replaced (never written through), nothing left on failure.
+    func testReplaceFileForRunningFiles() throws {
+        let old = umask(0o077)
+        defer { umask(old) }
+        let path = dir + "/status.json"
+        try replaceFile(path, with: Array("{}\n".utf8), mode: 0o644, durability: .running)
+        var st = stat()
+        XCTAssertEqual(stat(path, &st), 0)
+        XCTAssertEqual(st.st_mode & 0o777, 0o644)
+        XCTAssertEqual(try readFile(path, limit: 100), Array("{}\n".utf8))
+        // a symlink planted at the path: replaced by the file, its target untouched
+        let target = dir + "/target"
+        try replaceFile(target, with: [7], mode: 0o600, durability: .powerCut)
+        XCTAssertEqual(unlink(path), 0)
+        XCTAssertEqual(symlink(target, path), 0)
+        try replaceFile(path, with: [1, 2], mode: 0o644, durability: .running)
+        XCTAssertEqual(try readFile(target, limit: 10), [7])
+        XCTAssertEqual(lstat(path, &st), 0)
+        XCTAssertEqual(st.st_mode & S_IFMT, S_IFREG)
+        XCTAssertEqual(names(), ["status.json", "target"], "no temporary file left")
+        // a directory that is not there: the error, nothing made
+        XCTAssertThrowsError(try replaceFile(dir + "/none/x", with: [1], mode: 0o644, durability: .running)) {
+            XCTAssertEqual($0 as? Errno, .noEntry)
+        }
+        XCTAssertEqual(names(), ["status.json", "target"])
     }
 
     func testAnUnwritableDirectoryThrowsAndKeepsTheOldCopy() throws {

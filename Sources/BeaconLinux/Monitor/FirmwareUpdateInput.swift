@@ -14,7 +14,6 @@ public final class FirmwareUpdateInput {
     private var said: String?
     /// A state file that is there but cannot be read, said once per cause.
     private var saidRead: Errno?
-    private var count: UInt64 = 0
     /// What the monitor file last said (nil: not written yet), and the session as it is.
     private var saidConnected: Bool?
     private var connected: Bool?
@@ -77,21 +76,14 @@ public final class FirmwareUpdateInput {
     }
 
     /// The broker's session up or down, for the update gate (`paths.monitorFile`), on an A/B card
-    /// only and only when it changes: a temporary file renamed over it.
+    /// only and only when it changes (`replaceFile`).
     public func connection(up: Bool) {
         connected = up
         guard case .ab = model.capability, saidConnected != up else { return }
-        count &+= 1
-        let tmp = "\(paths.directory)/.monitor-\(getpid())-\(count).tmp"
         do throws(Errno) {
-            let fd = FileDescriptor(try syscall { open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600) })
-            defer { fd.close() }
-            try writeAll(fd.rawValue, Array("connected=\(up ? 1 : 0)\n".utf8))
-            try fd.closeReportingErrors()
-            _ = try syscall { rename(tmp, paths.monitorFile) }
+            try replaceFile(paths.monitorFile, with: Array("connected=\(up ? 1 : 0)\n".utf8), mode: 0o600, durability: .running)
             saidConnected = up
         } catch {
-            _ = unlink(tmp)
             log.warning("update: cannot tell the update gate the broker is \(up ? "reached" : "lost"): \(paths.monitorFile) (\(error))")
         }
     }
@@ -126,20 +118,12 @@ public final class FirmwareUpdateInput {
         if warning { log.warning(text) } else { log.notice(text) }
     }
 
-    /// Written as a temporary file in the directory (created exclusively) and renamed over
-    /// `request`: the updater never reads half of one.
+    /// Written by `replaceFile` over `request`: the updater never reads half of one.
     private func write(_ r: UpdateRequest) {
         guard let bytes = r.encoded else { return }   // the model asks only for valid releases
-        count &+= 1
-        let tmp = "\(paths.directory)/.request-\(getpid())-\(count).tmp"
         do throws(Errno) {
-            let fd = FileDescriptor(try syscall { open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600) })
-            defer { fd.close() }
-            try writeAll(fd.rawValue, bytes)
-            try fd.closeReportingErrors()
-            _ = try syscall { rename(tmp, paths.requestFile) }
+            try replaceFile(paths.requestFile, with: bytes, mode: 0o600, durability: .running)
         } catch {
-            _ = unlink(tmp)
             model.requestFailed(r, why: "\(paths.requestFile): \(error)")
             said = nil
             log.warning("update: cannot ask the updater for \(r.release.version): \(paths.requestFile) (\(error))")

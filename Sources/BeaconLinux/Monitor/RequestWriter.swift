@@ -2,9 +2,9 @@ import BeaconKit
 import Glibc
 
 /// Hands a `RemoteRequest` to the beacon daemon (issue 32): a file in its requests directory
-/// (`<dirname(status file)>/requests/`), which the daemon reads, judges and removes. Written as
-/// `.tmp-<pid>-<n>` (created exclusively, 0600) and renamed to `<monotonic ms>-<n>.request`
-/// (zero-padded), so the daemon never reads half a request, and takes them in the order made.
+/// (`<dirname(status file)>/requests/`), which the daemon reads, judges and removes. Named
+/// `<monotonic ms>-<n>.request` (zero-padded, 0600) and written by `replaceFile`, so the daemon
+/// never reads half a request, and takes them in the order made.
 public final class RequestWriter {
     public let directory: String
     private var count: UInt64 = 0
@@ -29,19 +29,9 @@ public final class RequestWriter {
             if pending >= RemoteChangeLimits.maximumPending { throw Errno.noSpace }
         }
         count &+= 1
-        let tmp = "\(directory)/.tmp-\(getpid())-\(count)"
         // Zero-padded: the daemon takes them in byte order (RequestDirectory.take).
         let name = "\(padded(monotonicMilliseconds(), 12))-\(padded(Int64(truncatingIfNeeded: count), 6)).request"
-        do throws(Errno) {
-            let fd = FileDescriptor(try syscall { open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600) })
-            defer { fd.close() }
-            try writeAll(fd.rawValue, request.encoded)
-            try fd.closeReportingErrors()
-            _ = try syscall { rename(tmp, "\(directory)/\(name)") }
-        } catch {
-            _ = unlink(tmp)
-            throw error
-        }
+        try replaceFile("\(directory)/\(name)", with: request.encoded, mode: 0o600, durability: .running)
         return name
     }
 }

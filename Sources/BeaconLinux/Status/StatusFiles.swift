@@ -63,7 +63,7 @@ public final class TextFileWriter {
     public func write() {
         guard let text = contents() else { return }
         do throws(Errno) {
-            try writeFileAtomically(path, Array(text.utf8), mode: 0o644)
+            try replaceFile(path, with: Array(text.utf8), mode: 0o644, durability: .running)
             if lastProblem != nil { log.notice("\(what) \(path) written again") }
             lastProblem = nil
             retryDelay = Self.retryMs.lowerBound
@@ -84,27 +84,6 @@ public func wallClockSeconds() -> Int64 {
     var ts = timespec()
     clock_gettime(CLOCK_REALTIME, &ts)
     return Int64(ts.tv_sec)
-}
-
-/// Replaces `path` with `bytes` in one step: written to a hidden temporary file in the same
-/// directory (node_exporter reads only `*.prom`, so never the temporary one), given `mode`, then
-/// renamed over it. No fsync: these files describe the running process and are rewritten anyway.
-public func writeFileAtomically(_ path: String, _ bytes: [UInt8], mode: mode_t) throws(Errno) {
-    let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")).map { path.utf8.distance(from: path.utf8.startIndex, to: $0) } ?? -1
-    let dir = slash < 0 ? "." : String(decoding: Array(path.utf8)[0..<max(slash, 1)], as: UTF8.self)
-    let name = String(decoding: Array(path.utf8)[(slash + 1)...], as: UTF8.self)
-    let temp = (slash < 0 ? "" : dir == "/" ? "/" : dir + "/") + ".\(name).\(getpid()).tmp"
-    let fd = FileDescriptor(try syscall { open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode) })
-    do throws(Errno) {
-        _ = try syscall { fchmod(fd.rawValue, mode) }   // whatever the umask
-        try writeAll(fd.rawValue, bytes)
-        try fd.closeReportingErrors()
-        _ = try syscall { rename(temp, path) }
-    } catch {
-        fd.close()
-        _ = unlink(temp)
-        throw error
-    }
 }
 
 /// The daemon's runtime directory: systemd's $RUNTIME_DIRECTORY (the first, if several), else
