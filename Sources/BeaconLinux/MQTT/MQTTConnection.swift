@@ -141,10 +141,13 @@ public final class MQTTConnection {
             tlsAgreed = s.agreed
             opened(fd, transport: TLSTransport(s))
         case .wantRead:
+            // one interest at a time: the handshake waits for the one it named
+            loop.unwatch(fd)
             loop.watch(fd, lost: { [weak self] e in self?.fail("the connection broke during the TLS handshake (\(e))") }) { [weak self] in
                 self?.stepHandshake()
             }
         case .wantWrite:
+            loop.unwatch(fd)
             loop.watchWritable(fd) { [weak self] in self?.stepHandshake() }
         case .closed:
             // mosquitto's require_certificate does just that to a TLS 1.2 client without one

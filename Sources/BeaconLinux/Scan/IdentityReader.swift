@@ -42,25 +42,21 @@ public enum IdentityReaderFailure: Error, Equatable, Sendable, CustomStringConve
 public final class IdentityReader {
     public static let connectTimeoutMs: Int64 = 10_000
     public static let exchangeTimeoutMs: Int64 = 10_000
-    /// How often a connecting socket is looked at: the loop watches for input only, and a
-    /// connection that completes makes the socket writable, not readable (a failure shows at once
-    /// as POLLERR through the loop).
-    static let connectCheckMs: Int64 = 50
     static let attCID: UInt16 = 4
 
     private let loop: EventLoop
     /// The scanning adapter's address (bdaddr_t order: least significant octet first).
     private let adapterAddress: [UInt8]
-    private let connectTimer: LoopTimer
     private let deadline: LoopTimer
     private var socket: FileDescriptor?
+    /// Connected: the ATT exchange under way.
+    private var exchanging = false
     private var procedure = IdentityReadProcedure()
     private var done: ((Result<[UInt8], IdentityReaderFailure>) -> Void)?
 
     public init(loop: EventLoop, adapterAddress: [UInt8]) {
         self.loop = loop
         self.adapterAddress = adapterAddress
-        connectTimer = loop.makeTimer()
         deadline = loop.makeTimer()
     }
 
@@ -90,12 +86,14 @@ public final class IdentityReader {
         if r != 0, e != Errno(EINPROGRESS), e != .wouldBlock {
             return loop.post { [weak self] in self?.finish(.failure(.connect(e))) }
         }
-        // Input while connecting (a peer that speaks first) means connected too.
-        loop.watch(fd, lost: { [weak self] _ in self?.connectFailed() }) { [weak self] in self?.checkConnected() }
+        // A connection made makes the socket writable (an L2CAP socket is neither readable nor
+        // writable while it connects); a failure shows as POLLERR/POLLHUP (`lost`). Input while
+        // connecting (a peer that speaks first) means connected too.
+        loop.watch(fd, lost: { [weak self] _ in self?.connectFailed() }) { [weak self] in self?.connectDone(fd) }
+        loop.watchWritable(fd) { [weak self] in self?.connectDone(fd) }
         deadline.schedule(afterMs: Self.connectTimeoutMs) { [weak self] in
             self?.finish(.failure(.connectTimeout(ms: IdentityReader.connectTimeoutMs)))
         }
-        checkConnected()
     }
 
     /// Drops the read in progress (its `done` is not called) and closes the socket.
@@ -104,13 +102,10 @@ public final class IdentityReader {
         close()
     }
 
-    private func checkConnected() {
-        guard let fd = socket else { return }
-        var p = pollfd(fd: fd.rawValue, events: Int16(POLLOUT), revents: 0)
-        guard poll(&p, 1, 0) > 0 else {
-            return connectTimer.schedule(afterMs: Self.connectCheckMs) { [weak self] in self?.checkConnected() }
-        }
-        if p.revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 { return connectFailed() }
+    /// The connecting socket became writable or readable (or failed: SO_ERROR says).
+    private func connectDone(_ fd: FileDescriptor) {
+        guard socket === fd, !exchanging else { return }
+        if pendingError() != nil { return connectFailed() }
         connected(fd)
     }
 
@@ -120,7 +115,8 @@ public final class IdentityReader {
 
     /// Connected: the ATT exchange, one PDU per read, within its own deadline.
     private func connected(_ fd: FileDescriptor) {
-        connectTimer.cancel()
+        exchanging = true
+        loop.unwatch(fd)
         deadline.schedule(afterMs: Self.exchangeTimeoutMs) { [weak self] in
             self?.finish(.failure(.exchangeTimeout(ms: IdentityReader.exchangeTimeoutMs)))
         }
@@ -176,7 +172,7 @@ public final class IdentityReader {
 
     /// Closing the socket ends the link (or the connection attempt) on the kernel's side.
     private func close() {
-        connectTimer.cancel()
+        exchanging = false
         deadline.cancel()
         if let fd = socket { loop.unwatch(fd); fd.close() }
         socket = nil

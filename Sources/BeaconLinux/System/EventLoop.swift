@@ -29,13 +29,15 @@ public protocol EventLoopObserver: AnyObject {
 /// daemon is idle. Handlers must not block: controller commands complete as events
 /// (HCICommandChannel), and calls that can block in the kernel run on a helper thread (BlockingCall).
 public final class EventLoop {
+    /// One descriptor's interests: input (kept until unwatched), and the next writable moment
+    /// (one-shot: a socket is writable nearly always, so the interest lasts only until then).
     private struct Source {
         let owner: ObjectIdentifier
         let fd: Int32
-        /// POLLIN, or POLLOUT for a connection being made (TCP connect).
-        let events: Int16
-        let handler: () -> Void
-        let lost: ((Errno) -> Void)?
+        var readable: (() -> Void)?
+        var writable: (() -> Void)?
+        var lost: ((Errno) -> Void)?
+        var events: Int16 { Int16((readable != nil ? POLLIN : 0) | (writable != nil ? POLLOUT : 0)) }
         /// After its handler runs, the descriptor is left out of poll for this long, so a stream
         /// of small packets is read in batches: one wakeup per batch instead of per packet.
         var coalesceMs: Int64 = 0
@@ -63,28 +65,40 @@ public final class EventLoop {
 
     public var now: Int64 { clock.now }
 
-    /// Watches `fd` for input. `lost` is called (and the descriptor unwatched) when the kernel
-    /// says the descriptor is broken: POLLNVAL, or POLLERR/POLLHUP with nothing left to read.
+    /// Watches `fd` for input (replacing an earlier input handler; a writable interest stays).
+    /// `lost` is called (and the descriptor unwatched) when the kernel says the descriptor is
+    /// broken: POLLNVAL, or POLLERR/POLLHUP with nothing left to read.
     /// `coalesceMs`: after each call of `handler`, `fd` waits this long before it is polled again
     /// (the kernel queues what arrives meanwhile; `handler` must read everything there is). For a
     /// scanner hearing hundreds of adverts a second, where a report read 50 ms late is as good.
     public func watch(_ fd: FileDescriptor, coalesceMs: Int64 = 0, lost: ((Errno) -> Void)? = nil, _ handler: @escaping () -> Void) {
-        unwatch(fd)
-        sources.append(Source(owner: ObjectIdentifier(fd), fd: fd.rawValue, events: Int16(POLLIN), handler: handler, lost: lost,
-                              coalesceMs: max(0, coalesceMs)))
+        update(fd) { s in
+            s.readable = handler; s.lost = lost; s.coalesceMs = max(0, coalesceMs)
+        }
     }
 
-    /// Watches `fd` until it is writable (a non-blocking connect finished, either way): `handler`
-    /// then runs and the caller watches it again as it needs. Errors reach `handler` too (the
-    /// caller reads SO_ERROR), not `lost`.
+    /// Runs `handler` once, the next time `fd` is writable (a non-blocking connect finished,
+    /// either way; a full socket took bytes again), beside any input interest. Errors reach
+    /// `handler` too (the caller reads SO_ERROR, or writes and sees the error), not `lost`.
     public func watchWritable(_ fd: FileDescriptor, _ handler: @escaping () -> Void) {
-        unwatch(fd)
-        sources.append(Source(owner: ObjectIdentifier(fd), fd: fd.rawValue, events: Int16(POLLOUT), handler: handler, lost: nil))
+        update(fd) { $0.writable = handler }
     }
 
+    /// Every interest in `fd`.
     public func unwatch(_ fd: FileDescriptor) {
         let id = ObjectIdentifier(fd)
         sources.removeAll { $0.owner == id }
+    }
+
+    private func update(_ fd: FileDescriptor, _ change: (inout Source) -> Void) {
+        let id = ObjectIdentifier(fd)
+        if let i = sources.firstIndex(where: { $0.owner == id }) {
+            change(&sources[i])
+        } else {
+            var s = Source(owner: id, fd: fd.rawValue)
+            change(&s)
+            sources.append(s)
+        }
     }
 
     /// Runs `work` on the next turn, never inside the caller: a completion posted so cannot nest
@@ -129,13 +143,14 @@ public final class EventLoop {
         var fds: [pollfd] = []
         fds.reserveCapacity(sources.count)
         for s in sources {
-            if s.quietUntil > start {
-                // Resting after a batch: back in poll when the rest is over.
+            var events = s.events
+            if s.quietUntil > start, s.readable != nil {
+                // Input resting after a batch: polled again when the rest is over.
                 let rest = s.quietUntil - start
                 timeout = timeout < 0 ? rest : min(timeout, rest)
-            } else {
-                fds.append(pollfd(fd: s.fd, events: s.events, revents: 0))
+                events &= ~Int16(POLLIN)
             }
+            if events != 0 { fds.append(pollfd(fd: s.fd, events: events, revents: 0)) }
         }
         if !posted.isEmpty { timeout = 0 }
         let virtualWait = clock.isVirtual ? timeout : 0
@@ -154,25 +169,41 @@ public final class EventLoop {
         lastPollError = nil
         if r > 0 {
             for p in fds where p.revents != 0 {
-                // Handlers may add or remove sources: look each one up again before calling it.
-                guard let s = sources.first(where: { $0.fd == p.fd }) else { continue }
-                let broken = p.revents & Int16(POLLNVAL) != 0
-                    || (p.revents & Int16(POLLERR | POLLHUP) != 0 && p.revents & Int16(POLLIN | POLLOUT) == 0)
-                if broken && s.lost != nil || p.revents & Int16(POLLNVAL) != 0 {
-                    // A broken descriptor would make poll return at once forever: drop it.
-                    sources.removeAll { $0.fd == p.fd }
-                    s.lost?(p.revents & Int16(POLLNVAL) != 0 ? Errno(EBADF) : Errno(EIO))
-                } else {
-                    s.handler()
-                    if s.coalesceMs > 0, let i = sources.firstIndex(where: { $0.fd == p.fd && $0.owner == s.owner }) {
-                        sources[i].quietUntil = now + s.coalesceMs
-                    }
-                }
+                dispatch(fd: p.fd, revents: p.revents)
                 if stopped { return }
             }
         }
         fireDueTimers()
         runPosted()
+    }
+
+    /// One descriptor's readiness: the writable handler (one-shot), then the input handler.
+    /// Handlers may add or remove sources: each is looked up again before it is called.
+    private func dispatch(fd: Int32, revents: Int16) {
+        guard let s = sources.first(where: { $0.fd == fd }) else { return }
+        let broken = revents & Int16(POLLNVAL) != 0
+            || (revents & Int16(POLLERR | POLLHUP) != 0 && revents & Int16(POLLIN | POLLOUT) == 0)
+        if broken && s.lost != nil || revents & Int16(POLLNVAL) != 0 {
+            // A broken descriptor would make poll return at once forever: drop it.
+            sources.removeAll { $0.fd == fd }
+            s.lost?(revents & Int16(POLLNVAL) != 0 ? Errno(EBADF) : Errno(EIO))
+            return
+        }
+        // POLLERR/POLLHUP reach whichever handler there is: it sees the error when it acts.
+        let failing = revents & Int16(POLLERR | POLLHUP) != 0
+        if let w = s.writable, revents & Int16(POLLOUT) != 0 || failing,
+           let i = sources.firstIndex(where: { $0.fd == fd && $0.owner == s.owner }) {
+            sources[i].writable = nil
+            if sources[i].readable == nil { sources.remove(at: i) }
+            w()
+            if stopped { return }
+        }
+        guard revents & Int16(POLLIN) != 0 || failing,
+              let now = sources.first(where: { $0.fd == fd && $0.owner == s.owner }), let read = now.readable else { return }
+        read()
+        if now.coalesceMs > 0, let i = sources.firstIndex(where: { $0.fd == fd && $0.owner == s.owner }) {
+            sources[i].quietUntil = self.now + now.coalesceMs
+        }
     }
 
     /// poll() itself failed (EFAULT, ENOMEM, EINVAL): drop descriptors that are no longer

@@ -19,12 +19,16 @@ extension StreamSocketDelegate {
 enum TransportIO: Equatable {
     /// Bytes read or taken (reads: at least one).
     case moved(Int)
-    /// Nothing now: try again when the socket is ready.
-    case wouldBlock
+    /// Nothing now: try again when the socket is readable or writable (a TLS session may need
+    /// to read before it can write).
+    case wouldBlock(Readiness)
     /// The peer closed the stream.
     case closed
     case failed(String)
 }
+
+/// What a stream waits for when it cannot go on now.
+enum Readiness: Equatable { case readable, writable }
 
 /// How a `StreamSocket`'s bytes cross: the socket itself, or a TLS session over it.
 protocol StreamTransport: AnyObject {
@@ -43,7 +47,7 @@ final class PlainTransport: StreamTransport {
 
     func receive(into buf: inout [UInt8]) -> TransportIO {
         do throws(Errno) {
-            guard let n = try readUnlessWouldBlock(fd, &buf) else { return .wouldBlock }
+            guard let n = try readUnlessWouldBlock(fd, &buf) else { return .wouldBlock(.readable) }
             return n == 0 ? .closed : .moved(n)
         } catch {
             return .failed("\(error)")
@@ -55,7 +59,7 @@ final class PlainTransport: StreamTransport {
         do throws(Errno) {
             return .moved(try syscall { Glibc.send(raw, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL)) })
         } catch where error == .wouldBlock {
-            return .wouldBlock
+            return .wouldBlock(.writable)
         } catch {
             return .failed("\(error)")
         }
@@ -66,9 +70,8 @@ final class PlainTransport: StreamTransport {
 }
 
 /// A connected, non-blocking stream socket on the event loop (the D-Bus system bus, an MQTT
-/// broker): bytes out through an outbox written as fast as the socket takes them (the loop
-/// watches input only, so a full socket is tried again shortly), bytes in handed over as they
-/// arrive, through a `StreamTransport` (plain, or TLS). The first failure closes it and is reported once to the delegate, in words that name
+/// broker): bytes out through an outbox written as fast as the socket takes them (a full socket
+/// is written again when the loop says it is writable), bytes in handed over as they arrive, through a `StreamTransport` (plain, or TLS). The first failure closes it and is reported once to the delegate, in words that name
 /// `peer` ("the broker closed the connection").
 final class StreamSocket {
     private let loop: EventLoop
@@ -76,7 +79,8 @@ final class StreamSocket {
     private let transport: StreamTransport
     private let peer: String
     private var outbox: [UInt8] = []
-    private let flushTimer: LoopTimer
+    /// The transport needs input before it can write (TLS): the next input flushes too.
+    private var flushOnInput = false
     private(set) var isOpen = true
     weak var delegate: StreamSocketDelegate?
 
@@ -84,7 +88,6 @@ final class StreamSocket {
         self.loop = loop; self.fd = fd; self.peer = peer
         self.transport = transport ?? PlainTransport(fd)
         self.delegate = delegate
-        flushTimer = loop.makeTimer()
     }
 
     /// Starts reading.
@@ -107,7 +110,6 @@ final class StreamSocket {
     func close() {
         guard isOpen else { return }
         isOpen = false
-        flushTimer.cancel()
         loop.unwatch(fd)
         transport.closing()
         fd.close()
@@ -125,8 +127,11 @@ final class StreamSocket {
             switch outbox.withUnsafeBytes({ transport.transmit($0) }) {
             case .moved(let n):
                 outbox.removeFirst(n)
-            case .wouldBlock:
-                flushTimer.schedule(afterMs: 20) { [weak self] in self?.flushAgain() }
+            case .wouldBlock(.writable):
+                loop.watchWritable(fd) { [weak self] in self?.flushAgain() }
+                return
+            case .wouldBlock(.readable):
+                flushOnInput = true
                 return
             case .closed:
                 return fail("\(peer) closed the connection")
@@ -146,6 +151,10 @@ final class StreamSocket {
     static let readsPerTurn = 16
 
     private func readAvailable() {
+        if flushOnInput {
+            flushOnInput = false
+            flushAgain()
+        }
         var buf = [UInt8](repeating: 0, count: 8192)
         for _ in 0..<Self.readsPerTurn where isOpen {
             switch transport.receive(into: &buf) {

@@ -128,7 +128,8 @@ final class TLSTransport: StreamTransport {
     private func io(_ n: Int, _ s: TLSStep) -> TransportIO {
         switch s {
         case .done: .moved(n)
-        case .wantRead, .wantWrite: .wouldBlock
+        case .wantRead: .wouldBlock(.readable)
+        case .wantWrite: .wouldBlock(.writable)
         case .closed: .closed
         case .failed(let why): .failed(why)
         }
