@@ -10,12 +10,28 @@ strip_bom_cr() { sed '1s/^\xef\xbb\xbf//' "$1" | tr -d '\r'; }
 # fat_state: closed; remounted (fat_rw made it read-write); writable (it already was, or DIR is
 # no mount point, as in the host-side tests: left as it is)
 fat_state=closed
+# One writer at a time (flock on descriptor 9, held from fat_rw to fat_ro): the imports, the
+# update's set-aside bundles and the boot settings can run at once, and one must not remount the
+# FAT read-only under another's write. A holder stuck for 2 minutes is not waited for longer.
+fat_lock=${ALTBEACON_FAT_LOCK:-/run/altbeacon-fat.lock}
+fat_locked=no
+fat_take_lock() {
+  [ -w "${fat_lock%/*}" ] && command -v flock >/dev/null 2>&1 || return 0
+  exec 9>>"$fat_lock" && fat_locked=yes && { flock -w 120 9 || true; }
+}
+fat_release_lock() {
+  [ "$fat_locked" = yes ] || return 0
+  fat_locked=no
+  flock -u 9 2>/dev/null
+  exec 9>&-
+}
 # fat_rw DIR: DIR's file system read-write if it is mounted read-only (sync: each write goes
 # straight to the card); 1 when that remount fails (mount says why)
 fat_rw() {
   [ "$fat_state" = closed ] || return 0
+  fat_take_lock
   if findmnt -n -o OPTIONS --mountpoint "$1" 2>/dev/null | grep -Eq '(^|,)ro(,|$)'; then
-    mount -o remount,rw,sync "$1" || return 1
+    mount -o remount,rw,sync "$1" || { fat_release_lock; return 1; }
     fat_state=remounted
   else
     fat_state=writable
@@ -30,6 +46,8 @@ fat_ro() {
   sync -f "$1/." 2>/dev/null || sync
   fat_was=$fat_state
   fat_state=closed
-  [ "$fat_was" = remounted ] || return 0
-  mount -o remount,ro "$1"
+  fat_rc=0
+  [ "$fat_was" != remounted ] || mount -o remount,ro "$1" || fat_rc=1
+  fat_release_lock
+  return $fat_rc
 }
