@@ -25,7 +25,7 @@ final class AddressRepairProcedureTests: XCTestCase {
     func testAnUnconfiguredAdapterIsGivenTheBoardsAddressAndBroughtUpAgain() {
         var p = procedure()
         XCTAssertEqual(p.start(), [.power(up: true)])
-        XCTAssertEqual(p.powered(EOPNOTSUPP, address: nil, &memory), [.send(.readConfigurationInfo(index: 0))])
+        XCTAssertEqual(p.powered(Errno(EOPNOTSUPP), address: nil, &memory), [.send(.readConfigurationInfo(index: 0))])
         XCTAssertEqual(p.answered(.success(configurationInfo(missing: 2)), &memory),
                        [.send(.setPublicAddress(index: 0, address: board))])
         XCTAssertEqual(p.answered(.success([0, 0, 0, 0]), &memory),
@@ -33,39 +33,39 @@ final class AddressRepairProcedureTests: XCTestCase {
         XCTAssertEqual(p.powered(nil, address: board, &memory), [.finished(nil)])
         // The next bring-up says nothing again.
         var q = procedure()
-        XCTAssertEqual(q.powered(EOPNOTSUPP, address: nil, &memory), [.send(.readConfigurationInfo(index: 0))])
+        XCTAssertEqual(q.powered(Errno(EOPNOTSUPP), address: nil, &memory), [.send(.readConfigurationInfo(index: 0))])
         XCTAssertEqual(q.answered(.success(configurationInfo(missing: 2)), &memory), [.send(.setPublicAddress(index: 0, address: board))])
         XCTAssertEqual(q.answered(.success([0, 0, 0, 0]), &memory), [.power(up: true)])
     }
 
     func testAnUnconfiguredAdapterWithoutASerialWaitsAsAMissingOneSayingSoOnce() {
         var p = procedure(.unreadable("No such file or directory"))
-        _ = p.powered(EOPNOTSUPP, address: nil, &memory)
+        _ = p.powered(Errno(EOPNOTSUPP), address: nil, &memory)
         let steps = p.answered(.success(configurationInfo(missing: 2)), &memory)
         XCTAssertEqual(steps.count, 2)
         guard case .error(let m) = steps[0] else { return XCTFail("\(steps)") }
         XCTAssertTrue(m.hasPrefix("hci0 has no usable Bluetooth address (the kernel left it unconfigured) and there is no board serial"), m)
         XCTAssertTrue(m.hasSuffix("btmgmt --index 0 public-addr <address>"), m)
-        XCTAssertEqual(steps[1], .finished(ENODEV))
+        XCTAssertEqual(steps[1], .finished(.noDevice))
         var q = procedure(.unreadable("No such file or directory"))
-        _ = q.powered(EOPNOTSUPP, address: nil, &memory)
-        XCTAssertEqual(q.answered(.success(configurationInfo(missing: 2)), &memory), [.finished(ENODEV)], "said once")
+        _ = q.powered(Errno(EOPNOTSUPP), address: nil, &memory)
+        XCTAssertEqual(q.answered(.success(configurationInfo(missing: 2)), &memory), [.finished(.noDevice)], "said once")
     }
 
     func testAnUnconfiguredAdapterMissingMoreThanAnAddressOrRefusingItStaysMissing() {
         var p = procedure()
-        _ = p.powered(EOPNOTSUPP, address: nil, &memory)
+        _ = p.powered(Errno(EOPNOTSUPP), address: nil, &memory)
         XCTAssertEqual(p.answered(.success(configurationInfo(missing: 1)), &memory),
-                       [.error("hci0 is unconfigured (missing: external configuration); altbeacond can only give it an address"), .finished(ENODEV)])
+                       [.error("hci0 is unconfigured (missing: external configuration); altbeacond can only give it an address"), .finished(.noDevice)])
         var q = procedure()
-        _ = q.powered(EOPNOTSUPP, address: nil, &memory)
+        _ = q.powered(Errno(EOPNOTSUPP), address: nil, &memory)
         XCTAssertEqual(q.answered(.failure(ManagementRefusal("Busy")), &memory),
-                       [.error("hci0 is unconfigured (HCIDEVUP: not supported) and its configuration could not be read: Busy"), .finished(ENODEV)])
+                       [.error("hci0 is unconfigured (HCIDEVUP: not supported) and its configuration could not be read: Busy"), .finished(.noDevice)])
         var r = procedure()
-        _ = r.powered(EOPNOTSUPP, address: nil, &memory)
+        _ = r.powered(Errno(EOPNOTSUPP), address: nil, &memory)
         _ = r.answered(.success(configurationInfo(missing: 2)), &memory)
         XCTAssertEqual(r.answered(.failure(ManagementRefusal("Not Supported")), &memory),
-                       [.error("hci0 has no usable address and refused \(board) (Set Public Address: Not Supported)"), .finished(ENODEV)])
+                       [.error("hci0 has no usable address and refused \(board) (Set Public Address: Not Supported)"), .finished(.noDevice)])
         XCTAssertNil(memory.staticRandom[0], "an unconfigured adapter cannot advertise at all")
     }
 
@@ -99,9 +99,9 @@ final class AddressRepairProcedureTests: XCTestCase {
         _ = p.powered(nil, address: chipDefault, &memory)
         _ = p.powered(nil, address: chipDefault, &memory)
         _ = p.answered(.success([0, 0, 0, 0]), &memory)
-        XCTAssertEqual(p.powered(EALREADY, address: chipDefault, &memory), [
+        XCTAssertEqual(p.powered(Errno(EALREADY), address: chipDefault, &memory), [
             .warning("hci0 still reports \(chipDefault), a chip default address shared by many boards, after being given \(board); advertising from the static random address \(random) (from the board serial)"),
-            .finished(EALREADY),
+            .finished(.alreadyInProgress),
         ])
         var q = procedure()
         XCTAssertEqual(q.powered(nil, address: chipDefault, &memory), [.finished(nil)])
@@ -124,7 +124,7 @@ final class AddressRepairProcedureTests: XCTestCase {
     func testWhatCannotBeTakenDownStaysUpWithItsDefault() {
         var p = procedure()
         _ = p.powered(nil, address: chipDefault, &memory)
-        XCTAssertEqual(p.powered(EBUSY, address: chipDefault, &memory), [.finished(nil)])
+        XCTAssertEqual(p.powered(Errno(EBUSY), address: chipDefault, &memory), [.finished(nil)])
     }
 
     func testAChipDefaultWithoutASerialIsLeftAloneSayingWhyOnce() {

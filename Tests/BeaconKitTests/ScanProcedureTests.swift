@@ -164,13 +164,13 @@ final class ScanProcedureTests: XCTestCase {
     func testOpenAndPowerUpFailuresEndTheStart() {
         var p = ScanProcedure()
         _ = p.start(active: false)
-        XCTAssertEqual(p.opened(ENODEV, generation: 1), [.started(.io(Errno(ENODEV)))])
+        XCTAssertEqual(p.opened(.noDevice, generation: 1), [.started(.io(Errno(ENODEV)))])
         _ = p.start(active: false)
         XCTAssertEqual(p.opened(nil, generation: p.generation), [.powerUp(generation: p.generation)])
-        XCTAssertEqual(p.powered(132, generation: p.generation), [.closeChannel, .started(.io(Errno(132)))], "ERFKILL")
+        XCTAssertEqual(p.powered(.rfkilled, generation: p.generation), [.closeChannel, .started(.io(Errno(132)))], "ERFKILL")
         _ = p.start(active: false)
         _ = p.opened(nil, generation: p.generation)
-        XCTAssertEqual(sent(p.powered(EALREADY, generation: p.generation)), [[0x01, 0x03, 0x20, 0x00]], "up already")
+        XCTAssertEqual(sent(p.powered(.alreadyInProgress, generation: p.generation)), [[0x01, 0x03, 0x20, 0x00]], "up already")
         XCTAssertEqual(p.replied(.failure(.timeout(.leReadLocalFeatures)), generation: p.generation),
                        [.closeChannel, .started(.timeout(.leReadLocalFeatures))])
     }

@@ -37,13 +37,13 @@ public struct AddressRepairProcedure: Sendable {
         case error(String), warning(String), notice(String)
         /// The bring-up's outcome: nil (up), or the errno to report (ENODEV for an adapter that
         /// stays unconfigured: the policy waits for it as for a missing adapter).
-        case finished(Int32?)
+        case finished(Errno?)
     }
     private enum State: Sendable {
         case bringingUp
         case readingConfiguration
         case giving(BluetoothAddress, replacing: BluetoothAddress?)
-        case takingDown(firstOutcome: Int32?, default: BluetoothAddress)
+        case takingDown(firstOutcome: Errno?, default: BluetoothAddress)
         case bringingUpAgain(checkTaken: Bool)
         case done
     }
@@ -64,14 +64,14 @@ public struct AddressRepairProcedure: Sendable {
     public func start() -> [Step] { [.power(up: true)] }
 
     /// HCIDEVUP or HCIDEVDOWN returned `outcome` (an errno, nil for success); `address`: what the adapter reports now.
-    public mutating func powered(_ outcome: Int32?, address: BluetoothAddress?, _ m: inout AddressRepairMemory) -> [Step] {
+    public mutating func powered(_ outcome: Errno?, address: BluetoothAddress?, _ m: inout AddressRepairMemory) -> [Step] {
         switch state {
         case .bringingUp:
-            if outcome == EOPNOTSUPP {
+            if outcome == Errno(EOPNOTSUPP) {
                 state = .readingConfiguration
                 return [.send(.readConfigurationInfo(index: index))]
             }
-            guard outcome == nil || outcome == EALREADY, let address else { return finish(outcome) }
+            guard outcome == nil || outcome == .alreadyInProgress, let address else { return finish(outcome) }
             var steps: [Step] = []
             guard wantsToReplace(address, &m, &steps) else { return steps + finish(outcome) }
             state = .takingDown(firstOutcome: outcome, default: address)
@@ -88,7 +88,7 @@ public struct AddressRepairProcedure: Sendable {
             return steps + [.send(.setPublicAddress(index: index, address: mine))]
         case .bringingUpAgain(let checkTaken):
             var steps: [Step] = []
-            if checkTaken, outcome == nil || outcome == EALREADY, let now = address, BoardAddress.isChipDefault(now) {
+            if checkTaken, outcome == nil || outcome == .alreadyInProgress, let now = address, BoardAddress.isChipDefault(now) {
                 // Its driver took the address without using it: asking again would only cycle it.
                 m.leftAlone.insert(index)
                 steps += advertiseFromStaticRandom("\(name) still reports \(now), a chip default address shared by many boards, after being given \(m.given[index].map { "\($0)" } ?? "the board's")", &m)
@@ -106,19 +106,19 @@ public struct AddressRepairProcedure: Sendable {
             let info: (manufacturer: UInt16, supported: ManagementOptions, missing: ManagementOptions)
             switch answer {
             case .failure(let f):
-                return report("\(name) is unconfigured (HCIDEVUP: not supported) and its configuration could not be read: \(f)", &m) + finish(ENODEV)
+                return report("\(name) is unconfigured (HCIDEVUP: not supported) and its configuration could not be read: \(f)", &m) + finish(.noDevice)
             case .success(let p):
                 guard let i = ManagementReply.configurationInfo(p) else {
-                    return report("\(name) is unconfigured and its configuration reply was malformed", &m) + finish(ENODEV)
+                    return report("\(name) is unconfigured and its configuration reply was malformed", &m) + finish(.noDevice)
                 }
                 info = i
             }
             guard info.missing.contains(.publicAddress) else {
-                return report("\(name) is unconfigured (missing: \(info.missing)); altbeacond can only give it an address", &m) + finish(ENODEV)
+                return report("\(name) is unconfigured (missing: \(info.missing)); altbeacond can only give it an address", &m) + finish(.noDevice)
             }
             var steps: [Step] = []
             guard let address = boardAddress(why: "\(name) has no usable Bluetooth address (the kernel left it unconfigured)", &m, &steps) else {
-                return steps + finish(ENODEV)
+                return steps + finish(.noDevice)
             }
             state = .giving(address, replacing: nil)
             return steps + [.send(.setPublicAddress(index: index, address: address))]
@@ -146,7 +146,7 @@ public struct AddressRepairProcedure: Sendable {
                 }
             }
             guard replacing != nil else {
-                guard taken else { return steps + finish(ENODEV) }
+                guard taken else { return steps + finish(.noDevice) }
                 state = .bringingUpAgain(checkTaken: false)
                 return steps + [.power(up: true)]
             }
@@ -158,7 +158,7 @@ public struct AddressRepairProcedure: Sendable {
         }
     }
 
-    private mutating func finish(_ outcome: Int32?) -> [Step] {
+    private mutating func finish(_ outcome: Errno?) -> [Step] {
         state = .done
         return [.finished(outcome)]
     }

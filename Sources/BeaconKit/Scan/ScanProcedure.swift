@@ -90,21 +90,21 @@ public struct ScanProcedure: Sendable {
         return actions + [.openChannel(generation: generation)]
     }
 
-    /// The adapter's channel opened (nil) or not (its errno).
-    public mutating func opened(_ errno: Int32?, generation g: Int) -> [Action] {
+    /// The adapter's channel opened (nil) or not (why).
+    public mutating func opened(_ error: Errno?, generation g: Int) -> [Action] {
         guard g == generation, case .opening = step else { return [] }
-        if let errno {
+        if let error {
             channelOpen = false
-            return finishStart(.io(Errno(errno)))
+            return finishStart(.io(error))
         }
         step = .poweringUp
         return [.powerUp(generation: generation)]
     }
 
-    /// The power-up's errno, nil when the adapter is up (EALREADY: it was).
-    public mutating func powered(_ errno: Int32?, generation g: Int) -> [Action] {
+    /// The power-up's error, nil when the adapter is up (EALREADY: it was).
+    public mutating func powered(_ error: Errno?, generation g: Int) -> [Action] {
         guard g == generation, case .poweringUp = step else { return [] }
-        if let errno, errno != EALREADY { return finishStart(.io(Errno(errno))) }
+        if let error, error != .alreadyInProgress { return finishStart(.io(error)) }
         step = .readingFeatures
         return [send(LEReadLocalSupportedFeatures())]
     }

@@ -44,7 +44,7 @@ public final class AddressRepair {
                 switch step {
                 case .power(let up):
                     // what the adapter reports matters once it is up (the procedure ignores it after a down)
-                    power(up) { [unowned self] e in perform(procedure.powered(e?.rawValue, address: up ? address() : nil, &memory)) }
+                    power(up) { [unowned self] e in perform(procedure.powered(e, address: up ? address() : nil, &memory)) }
                 case .send(let command):
                     mgmt.send(command) { [unowned self] r in
                         perform(procedure.answered(r.mapError { ManagementRefusal("\($0)") }, &memory))
@@ -54,7 +54,7 @@ public final class AddressRepair {
                 case .notice(let m): log.notice(m)
                 case .finished(let e):
                     perform = { _ in }   // ends the cycle perform -> completion -> perform
-                    loop.post { done(e.map(Errno.init)) }
+                    loop.post { done(e) }
                 }
             }
         }

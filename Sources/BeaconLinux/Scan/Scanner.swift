@@ -161,8 +161,8 @@ public final class Scanner {
 
     private func handle(_ a: Answer) {
         switch a {
-        case .opened(let e, let g): perform(procedure.opened(e?.rawValue, generation: g))
-        case .powered(let e, let g): perform(procedure.powered(e?.rawValue, generation: g))
+        case .opened(let e, let g): perform(procedure.opened(e, generation: g))
+        case .powered(let e, let g): perform(procedure.powered(e, generation: g))
         case .replied(let r, let g): perform(procedure.replied(r, generation: g))
         case .retryDue: perform(procedure.retryDue())
         case .event(.advertisingReports(let r)) where family != nil: delegate?.scanner(.reports(r))
