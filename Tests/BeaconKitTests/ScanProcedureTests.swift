@@ -173,6 +173,12 @@ final class ScanProcedureTests: XCTestCase {
         XCTAssertEqual(sent(p.powered(.alreadyInProgress, generation: p.generation)), [[0x01, 0x03, 0x20, 0x00]], "up already")
         XCTAssertEqual(p.replied(.failure(.timeout(.leReadLocalFeatures)), generation: p.generation),
                        [.closeChannel, .started(.timeout(.leReadLocalFeatures))])
+        // a features reply too short to read: a failure, as the advertiser takes it (not "legacy only")
+        _ = p.start(active: false)
+        _ = p.opened(nil, generation: p.generation)
+        _ = p.powered(nil, generation: p.generation)
+        XCTAssertEqual(p.replied(.success([0x01, 0x02]), generation: p.generation),
+                       [.closeChannel, .started(.shortReply(.leReadLocalFeatures))])
     }
 
     func testPauseThenResumeInTheSameFamily() {

@@ -75,6 +75,8 @@ extension AdvertiserProcedure {
             steps = [.send(.fixed(LEReadNumberOfSupportedAdvertisingSets()), Handling())]
             return next(now)
         case .readingSets(var i):
+            // The only reply a failure or a short one may miss: the count is for the status and the
+            // log, and the sets are tried whatever it says.
             if failure == nil, let sets = AdvertisingSetCountReply(returnParameters: reply) { i.advertisingSets = sets.count }
             info = i
             // Once per session, before the first arm: sets a previous process left (SIGKILL, a

@@ -119,7 +119,8 @@ public struct ScanProcedure: Sendable {
             case .success(let p): rp = p
             case .failure(let f): return finishStart(f)
             }
-            let features = LEFeaturesReply(returnParameters: rp)?.bits ?? 0
+            // a reply too short to hold the features is a broken controller, as the advertiser takes it
+            guard let features = LEFeaturesReply(returnParameters: rp)?.bits else { return finishStart(.shortReply(.leReadLocalFeatures)) }
             let hasExtended = ControllerInfo(hciVersion: 0, manufacturer: 0, leFeatures: features).hasExtendedAdvertising
             // Command Disallowed from a controller without extended commands is another
             // program's scan starting in between (not the legacy/extended mixing rule): ask again.
