@@ -54,7 +54,7 @@ final class Daemon {
         // One for every session: what it gave each adapter is logged once.
         let addressRepair = AddressRepair(loop: loop, log: log)
         sessions = AdapterSessions(config: config, loop: loop, log: log,
-                                   telemetry: { [telemetry = TelemetrySource()] count in telemetry.read(advertisingCount: count) }) { index in
+                                   board: TelemetrySource()) { index in
             let c = KernelController(index: index, loop: loop) { controlFD() }
             c.addressRepair = addressRepair
             return c

@@ -4,7 +4,11 @@ import XCTest
 /// The advertiser's procedure against the controller model alone: each command answered at once,
 /// as the Core spec (`AdvertisingState.refusal`) and the test's own refusals say; no loop, no time.
 struct AdvertiserBench {
-    var p = AdvertiserProcedure(index: 0) { count in Telemetry(uptimeDeciseconds: 10, advertisingCount: count, temperature: nil) }
+    var p: AdvertiserProcedure = {
+        var p = AdvertiserProcedure(index: 0)
+        p.board = BoardReading(uptimeDeciseconds: 10, temperature: nil, readAtMs: 0)
+        return p
+    }()
     /// What the controller has.
     var controller = AdvertisingState()
     /// Bluetooth 5 (LE extended advertising, `sets` sets) or 4.x.

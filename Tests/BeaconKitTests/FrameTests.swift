@@ -302,4 +302,15 @@ final class FrameTests: XCTestCase {
         XCTAssertTrue(adStructures([0x01][...]).isEmpty)
         XCTAssertEqual(adStructures([0x01, 0x09][...]).map { $0.data.count }, [0])
     }
+
+    /// The runner's board reading: the uptime at a later send is the reading plus the time since
+    /// (whole 0.1 s), never past UInt32's end; the temperature as read.
+    func testBoardReadingExtrapolatesTheUptime() {
+        let r = BoardReading(uptimeDeciseconds: 100, temperature: 0x1900, readAtMs: 1000)
+        XCTAssertEqual(r.telemetry(advertisingCount: 5, now: 3550),
+                       Telemetry(uptimeDeciseconds: 125, advertisingCount: 5, temperature: 0x1900))
+        XCTAssertEqual(r.telemetry(advertisingCount: 5, now: 500).uptimeDeciseconds, 100, "a clock before the reading adds nothing")
+        let late = BoardReading(uptimeDeciseconds: .max - 1, temperature: nil, readAtMs: 0)
+        XCTAssertEqual(late.telemetry(advertisingCount: 0, now: 10_000).uptimeDeciseconds, .max)
+    }
 }

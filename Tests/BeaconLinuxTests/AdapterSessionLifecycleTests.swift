@@ -161,10 +161,34 @@ final class AdapterSessionLifecycleTests: ScriptedTestCase {
         XCTAssertLessThanOrEqual(gaps.max() ?? 0, 550, "a frame stayed on air \(gaps.max() ?? 0) ms: \(gaps)")
     }
 
+    /// The board is read by the runner, only for a config with a frame that carries telemetry,
+    /// and the TLM frame's uptime is that reading plus the time since (the procedure reads nothing).
+    func testTheBoardIsReadByTheRunnerOnlyForTLM() {
+        final class CountingBoard: BoardReader, @unchecked Sendable {
+            var reads = 0
+            func read(now: Int64) -> BoardReading { reads += 1; return BoardReading(uptimeDeciseconds: 500, temperature: nil, readAtMs: now) }
+        }
+        let plain = CountingBoard()
+        let p1 = session(controller(), TestBeacons.config([TestBeacons.altBeacon()], intervalMs: 100), board: plain)
+        p1.session.start()
+        loop.run(forMs: 35_000)
+        XCTAssertEqual(plain.reads, 0, "no TLM frame: the board is never read")
+        let board = CountingBoard()
+        let c = controller()
+        let p2 = session(c, TestBeacons.config([TestBeacons.altBeacon(), TestBeacons.tlm()], intervalMs: 100), board: board)
+        p2.session.start()
+        loop.run(forMs: 35_000)
+        XCTAssertGreaterThan(board.reads, 0)
+        let uptimes = c.written.filter { $0.opcode == .leSetExtendedAdvertisingData }
+            .compactMap { TestBeacons.tlmUptime(Array($0.parameters.dropFirst(4))) }
+        XCTAssertFalse(uptimes.isEmpty)
+        XCTAssertTrue(uptimes.allSatisfy { $0 >= 500 && $0 <= 500 + 360 }, "the reading (50 s) plus at most the 35 s since: \(uptimes)")
+    }
+
     func testTLMAdvertisingCountNeverDecreasesAcrossRearms() {
         let c = controller()
         let config = TestBeacons.config([TestBeacons.altBeacon(), TestBeacons.tlm()], intervalMs: 100)
-        let p = session(c, config) { count in Telemetry(uptimeDeciseconds: 1, advertisingCount: count, temperature: nil) }
+        let p = session(c, config, board: FixedBoard(uptimeDeciseconds: 1))
         p.session.start()
         loop.run(forMs: 35_000)
         var slower = config

@@ -44,6 +44,9 @@ enum TestBeacons {
     static func tlmCount(_ payload: [UInt8]) -> UInt32? {
         EddystoneTLMFrame.decode(payload[...])?.received?.advertisingCount
     }
+    static func tlmUptime(_ payload: [UInt8]) -> UInt32? {
+        EddystoneTLMFrame.decode(payload[...])?.received?.uptimeDeciseconds
+    }
 }
 
 extension EventLoop {
@@ -131,8 +134,8 @@ class ScriptedTestCase: XCTestCase {
 
     /// A session on `c`, wired to its monitor and device events as the daemon does.
     func session(_ c: ScriptedHCIController, _ config: BeaconConfig, generation: Int = 1,
-                 telemetry: @escaping (UInt32) -> Telemetry = { _ in .zero }) -> SessionProbe {
-        let s = AdapterSession(config: config, generation: generation, controller: c, loop: loop, log: log, telemetry: telemetry)
+                 board: BoardReader? = nil) -> SessionProbe {
+        let s = AdapterSession(config: config, generation: generation, controller: c, loop: loop, log: log, board: board)
         let p = SessionProbe(session: s)
         c.monitor = { [unowned s] op, params in if !s.isRetired { s.monitored(op, params) } }
         c.onDeviceEvent = { [unowned s] kind in if !s.isRetired { s.deviceEvent(kind) } }
@@ -174,4 +177,10 @@ final class SessionProbe: AdapterSessionHost {
     func session(_ session: AdapterSession, releasingCentral address: [UInt8]) { released.append(address) }
 
     var phase: PolicyPhase { session.policy.phase }
+}
+
+/// A board whose uptime is `uptimeDeciseconds` whenever it is read (and no thermal zone).
+struct FixedBoard: BoardReader {
+    var uptimeDeciseconds: UInt32
+    func read(now: Int64) -> BoardReading { BoardReading(uptimeDeciseconds: uptimeDeciseconds, temperature: nil, readAtMs: now) }
 }

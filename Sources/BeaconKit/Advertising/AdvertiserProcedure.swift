@@ -51,8 +51,9 @@ public struct AdvertiserProcedure {
     /// is still waiting for is not yet lost, and one it gave up on is retried at once.
     public var commandTimeoutMs: Int64 = 2100
     public let index: UInt16
-    /// What the TLM frame carries, given the advertising count; asked each time it is (re)sent.
-    let telemetry: (UInt32) -> Telemetry
+    /// The board's uptime and temperature for the TLM frame, as the runner last read them (it
+    /// reads them before each operation while a frame carries telemetry); nil: none yet.
+    public var board: BoardReading?
 
     /// What we put on the controller (accepted commands applied).
     public internal(set) var controller = AdvertisingState()
@@ -103,9 +104,8 @@ public struct AdvertiserProcedure {
     /// Rotations, probes and refreshes asked for while another operation ran.
     var waiting: [Operation] = []
 
-    public init(index: UInt16, telemetry: @escaping (UInt32) -> Telemetry) {
+    public init(index: UInt16) {
         self.index = index
-        self.telemetry = telemetry
     }
 
     var adapter: String { "hci\(index)" }
@@ -152,7 +152,17 @@ public struct AdvertiserProcedure {
     /// Frame `f`'s bytes as they go on air now (a TLM frame with fresh telemetry).
     func payload(ofFrame f: Int, now: Int64) -> [UInt8] {
         let frame = frames[f].frame
-        return frame.advertisingData(frame.carriesTelemetry ? telemetry(counter.count(at: now)) : .zero)
+        guard frame.carriesTelemetry else { return frame.advertisingData(.zero) }
+        let count = counter.count(at: now)
+        return frame.advertisingData(board?.telemetry(advertisingCount: count, now: now)
+                                     ?? Telemetry(uptimeDeciseconds: 0, advertisingCount: count, temperature: nil))
+    }
+
+    /// True when `config` (or, without one, what is configured now) has a frame that carries
+    /// telemetry: the runner then reads the board before handing in an operation.
+    public func wantsBoardReading(for config: BeaconConfig? = nil) -> Bool {
+        if let config { return config.airFrames().contains { $0.frame.carriesTelemetry } }
+        return frames.contains { $0.frame.carriesTelemetry }
     }
 
     // MARK: operations

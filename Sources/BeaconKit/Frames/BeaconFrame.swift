@@ -82,6 +82,30 @@ public struct FrameField: Equatable, Sendable {
 }
 
 /// What the beacon knows about itself, for the Eddystone-TLM frame.
+/// What the board says of itself for a TLM frame, read by the runner and handed to the
+/// advertiser's procedure (which reads nothing itself): the time since boot and the SoC
+/// temperature when it was read, on the loop's clock.
+public struct BoardReading: Equatable, Sendable {
+    /// Time since the board booted (the beacon's power-up), in 0.1 s units, at `readAtMs`.
+    public var uptimeDeciseconds: UInt32
+    /// °C as signed 8.8 fixed point; nil when there is no readable thermal zone.
+    public var temperature: Int16?
+    /// The loop's clock (ms) when it was read: the uptime at a later moment is this one plus the
+    /// time since.
+    public var readAtMs: Int64
+
+    public init(uptimeDeciseconds: UInt32, temperature: Int16?, readAtMs: Int64) {
+        self.uptimeDeciseconds = uptimeDeciseconds; self.temperature = temperature; self.readAtMs = readAtMs
+    }
+
+    /// The TLM frame's telemetry at `now`, with the advertiser's count.
+    public func telemetry(advertisingCount: UInt32, now: Int64) -> Telemetry {
+        let since = UInt32(clamping: max(0, now - readAtMs) / 100)
+        let (sum, over) = uptimeDeciseconds.addingReportingOverflow(since)
+        return Telemetry(uptimeDeciseconds: over ? .max : sum, advertisingCount: advertisingCount, temperature: temperature)
+    }
+}
+
 public struct Telemetry: Equatable, Sendable {
     /// Time since the beacon went on air, in 0.1 s units.
     public var uptimeDeciseconds: UInt32

@@ -36,10 +36,10 @@ public final class AdapterSession: AdvertiserEvents {
     private var retired: ((_ confirmed: Bool) -> Void)?
 
     public init(config: BeaconConfig, generation: Int, controller: ControllerAccess, loop: EventLoop, log: Logger,
-                telemetry: @escaping (UInt32) -> Telemetry = { _ in .zero }) {
+                board: BoardReader? = nil) {
         index = controller.index
         policy = OnAirPolicy(config: config, generation: generation)
-        advertiser = Advertiser(controller: controller, loop: loop, log: log, telemetry: telemetry)
+        advertiser = Advertiser(controller: controller, loop: loop, log: log, board: board)
         self.loop = loop
         self.log = log
         for t in PolicyTimer.allCases { timers[t] = loop.makeTimer() }

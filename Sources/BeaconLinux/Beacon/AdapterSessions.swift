@@ -47,7 +47,7 @@ public final class AdapterSessions: AdapterSessionHost {
     private let log: Logger
     private let makeController: (UInt16) -> ControllerAccess
     /// What the TLM frame carries, given the advertising count.
-    private let telemetry: (UInt32) -> Telemetry
+    private let board: BoardReader?
     public weak var host: AdapterSessionsHost?
     /// Serves the GATT identity's service for the current adapter and config (nil in tests).
     public var gatt: GATTIdentityService? {
@@ -57,12 +57,12 @@ public final class AdapterSessions: AdapterSessionHost {
     public static let retireCommandTimeoutMs: Int64 = 1000
     public static let retireDeadlineMs: Int64 = 10_000
 
-    public init(config: BeaconConfig, loop: EventLoop, log: Logger, telemetry: @escaping (UInt32) -> Telemetry = { _ in .zero },
+    public init(config: BeaconConfig, loop: EventLoop, log: Logger, board: BoardReader? = nil,
                 makeController: @escaping (UInt16) -> ControllerAccess) {
         self.config = config
         self.loop = loop
         self.log = log
-        self.telemetry = telemetry
+        self.board = board
         self.makeController = makeController
     }
 
@@ -86,7 +86,7 @@ public final class AdapterSessions: AdapterSessionHost {
 
     private func makeSession(_ config: BeaconConfig) -> AdapterSession {
         let s = AdapterSession(config: config, generation: generation, controller: makeController(config.bluetooth.adapterIndex),
-                               loop: loop, log: log, telemetry: telemetry)
+                               loop: loop, log: log, board: board)
         s.host = self
         return s
     }

@@ -25,13 +25,16 @@ public final class Advertiser: HCICommandChannelDelegate {
     /// Bumped whenever commands are abandoned: an outcome posted for an older one is dropped.
     private var token = 0
     private let deadline: LoopTimer
+    /// The board's uptime and temperature for a TLM frame; nil: none (TLM then says 0 and "not
+    /// supported").
+    private let board: BoardReader?
 
-    public init(controller: ControllerAccess, loop: EventLoop, log: Logger,
-                telemetry: @escaping (UInt32) -> Telemetry = { _ in .zero }) {
+    public init(controller: ControllerAccess, loop: EventLoop, log: Logger, board: BoardReader? = nil) {
         self.controller = controller
         self.loop = loop
         self.log = log
-        procedure = AdvertiserProcedure(index: controller.index, telemetry: telemetry)
+        self.board = board
+        procedure = AdvertiserProcedure(index: controller.index)
         deadline = loop.makeTimer()
     }
 
@@ -53,11 +56,19 @@ public final class Advertiser: HCICommandChannelDelegate {
 
     public func arm(_ config: BeaconConfig, scope: ArmScope, generation: Int = 0) {
         let random = controller.advertisingAddress
+        readBoard(for: config)
         feed { $0.arm(config, scope: scope, generation: generation, randomAddress: random, now: $1) }
     }
-    public func rotate() { feed { $0.rotate(now: $1) } }
-    public func refreshTelemetry() { feed { $0.refreshTelemetry(now: $1) } }
-    public func probe() { feed { $0.probe(now: $1) } }
+    public func rotate() { readBoard(); feed { $0.rotate(now: $1) } }
+    public func refreshTelemetry() { readBoard(); feed { $0.refreshTelemetry(now: $1) } }
+    public func probe() { readBoard(); feed { $0.probe(now: $1) } }
+
+    /// Before an operation that may write a TLM frame: the board read here, handed in (the
+    /// procedure reads nothing; the uptime at each later send is this one plus the time since).
+    private func readBoard(for config: BeaconConfig? = nil) {
+        guard let board, procedure.wantsBoardReading(for: config) else { return }
+        procedure.board = board.read(now: loop.now)
+    }
     public func abandon() { feed { $0.abandon(now: $1) } }
     public func close() { feed { $0.close(now: $1) } }
     public func disconnect(handle: UInt16) { feed { p, _ in p.disconnect(handle: handle) } }

@@ -1,23 +1,29 @@
 import BeaconKit
 import Glibc
 
-/// What the Eddystone-TLM frame reports, read from the system (SPEC §3): uptime since the
-/// machine booted (the beacon's power-up), the advertising events the controller was asked to
-/// send while our sets were enabled (the advertiser's `AdvertisingCounter`), and the SoC
-/// temperature from the first readable thermal zone.
-public struct TelemetrySource: Sendable {
+/// Reads the board for the TLM frame; the advertiser (its runner) asks, its procedure is handed
+/// the reading. Tests give fixed readings.
+public protocol BoardReader: Sendable {
+    /// The reading now; `now`: the loop's clock, kept with it.
+    func read(now: Int64) -> BoardReading
+}
+
+/// What the Eddystone-TLM frame reports of the board, read from the system (SPEC §3): uptime
+/// since the machine booted (the beacon's power-up) and the SoC temperature from the first
+/// readable thermal zone. (The advertising events the controller was asked to send are the
+/// procedure's own `AdvertisingCounter`.)
+public struct TelemetrySource: BoardReader {
     public let thermalPath: String
 
     public init(thermalPath: String = "/sys/class/thermal/thermal_zone0/temp") {
         self.thermalPath = thermalPath
     }
 
-    public func read(advertisingCount: UInt32) -> Telemetry {
+    public func read(now: Int64) -> BoardReading {
         var ts = timespec()
         clock_gettime(CLOCK_BOOTTIME, &ts)
         let bootMs = Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
-        return Telemetry(uptimeDeciseconds: UInt32(clamping: bootMs / 100), advertisingCount: advertisingCount,
-                         temperature: temperature())
+        return BoardReading(uptimeDeciseconds: UInt32(clamping: bootMs / 100), temperature: temperature(), readAtMs: now)
     }
 
     /// nil when there is no readable thermal zone (as in a VM): TLM then says "not supported".
