@@ -17,12 +17,6 @@ public enum ManagementFailure: Error, Equatable, Sendable, CustomStringConvertib
     }
 }
 
-/// Who hears a `ManagementSocket`'s events that are no command's reply.
-public protocol ManagementSocketDelegate: AnyObject {
-    /// At once, as the socket reads it (Unconfigured Index Added, New Configuration Options…).
-    func managementSocket(_ socket: ManagementSocket, received event: ManagementEvent)
-}
-
 /// The kernel's management interface (an HCI_CHANNEL_CONTROL socket bound to no device) on the
 /// loop, like `HCICommandChannel` for HCI: non-blocking, one command in flight, each with a
 /// deadline kept as a loop timer, completions on a later loop turn than the `send` that started
@@ -40,8 +34,6 @@ public final class ManagementSocket {
     private let deadline: LoopTimer
     private var queue: [Pending] = []
     private var inFlight: Pending?
-    /// Told events that are no command's reply; weak, as the delegate owns the socket.
-    public weak var delegate: ManagementSocketDelegate?
 
     public init(loop: EventLoop) {
         self.loop = loop
@@ -116,7 +108,9 @@ public final class ManagementSocket {
         switch e {
         case .commandComplete(let op, let index, let st, let params): reply = (op, index, st, params)
         case .commandStatus(let op, let index, let st): reply = (op, index, st, [])
-        default: delegate?.managementSocket(self, received: e); return
+        // Events that are no reply (Unconfigured Index Added, New Configuration Options…): the
+        // address repair learns what it needs from its commands' replies and the HCI events.
+        default: return
         }
         // Replies to other sockets' commands never reach this one; a stale reply to a command
         // that already timed out does not match the one in flight.
