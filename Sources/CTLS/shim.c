@@ -134,7 +134,10 @@ void ctls_config_free(ctls_config *c) {
     free(c);
 }
 
-// The socket as Mbed TLS's transport: non-blocking, EINTR retried, no SIGPIPE.
+// The socket as Mbed TLS's transport: non-blocking, EINTR retried, no SIGPIPE. Not Mbed TLS's
+// own mbedtls_net_send/recv: they write() (a closed peer raises SIGPIPE in a process that has
+// not ignored it), turn EINTR into WANT_READ/WANT_WRITE (a wakeup for nothing) and keep no errno
+// (the log could only say "send failed", where these keep it for ctls_session_error).
 static int bio_send(void *ctx, const unsigned char *buf, size_t len) {
     ctls_session *s = ctx;
     for (;;) {
