@@ -57,7 +57,11 @@ final class RemoteRequestTests: XCTestCase {
 
     func testMessagesArePrintable() {
         let e = RemoteRequestError.badValue(.power, "lo\u{7}ud")
-        XCTAssertEqual(e.description, "power: \"lo?ud\" is not a whole number")
+        XCTAssertEqual(e.description, "power: \"lo\\x07ud\" is not a whole number", "escaped as every text for the log")
+        // a right-to-left override (it would reorder the rest of the line) escaped too; 80 scalars at most
+        XCTAssertEqual(RemoteRequestError.badValue(.power, "a\u{202E}b").description, "power: \"a\\u{202e}b\" is not a whole number")
+        let long = RemoteRequestError.badValue(.power, String(repeating: "x", count: 100)).description
+        XCTAssertTrue(long.contains(String(repeating: "x", count: 80) + "…\""), long)
         XCTAssertTrue(RemoteRequestError.unknownSetting("x").description.contains("power, interval_ms, advertising"))
     }
 }

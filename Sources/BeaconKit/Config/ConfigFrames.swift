@@ -88,7 +88,7 @@ extension ConfigValidator {
         if let (s, p) = string(t, "gatt_identity", "name") {
             let n = s.utf8.count
             let range = GATTIdentity.nameLengths
-            if s.unicodeScalars.contains(where: { $0.value < 0x20 || ($0.value >= 0x7f && $0.value < 0xa0) }) {
+            if s.unicodeScalars.contains(where: \.isControlCharacter) {
                 report("gatt_identity.name must not hold control characters", at: p)
             } else if !range.contains(n) {
                 report("gatt_identity.name must be \(range.lowerBound) to \(range.upperBound) bytes of UTF-8 (what the scan response has room for), found \(n)", at: p)

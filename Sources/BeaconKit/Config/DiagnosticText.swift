@@ -3,6 +3,11 @@
 // the terminal), and caret columns count display width (a CJK ideograph takes two cells, a
 // combining mark none).
 
+extension Unicode.Scalar {
+    /// C0, DEL or C1: a control character, which no name or text shown to people may hold raw.
+    var isControlCharacter: Bool { value < 0x20 || (value >= 0x7F && value < 0xA0) }
+}
+
 /// The escape for a scalar that must not be shown raw, or nil. Tab is kept (carets line up).
 func terminalEscape(_ s: Unicode.Scalar) -> String? {
     let v = s.value

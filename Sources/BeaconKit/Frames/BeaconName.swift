@@ -29,7 +29,7 @@ public enum BeaconName {
     }
 
     /// C0 and C1 control characters (and DEL): refused in a configured name, dropped from a hostname.
-    static func isControl(_ s: Unicode.Scalar) -> Bool { s.value < 0x20 || (s.value >= 0x7f && s.value < 0xa0) }
+    static func isControl(_ s: Unicode.Scalar) -> Bool { s.isControlCharacter }
 }
 
 extension BeaconConfig {

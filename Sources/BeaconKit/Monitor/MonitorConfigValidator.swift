@@ -190,7 +190,7 @@ extension ConfigValidator {
     /// A topic to publish under: levels of 1+ bytes, no wildcard, no control character.
     private func isPlainTopic(_ s: String) -> Bool {
         let u = s.utf8
-        guard !u.isEmpty, u.count <= 1024, !s.unicodeScalars.contains(where: { $0.value < 0x20 || ($0.value >= 0x7F && $0.value < 0xA0) }),
+        guard !u.isEmpty, u.count <= 1024, !s.unicodeScalars.contains(where: \.isControlCharacter),
               !u.contains(UInt8(ascii: "+")), !u.contains(UInt8(ascii: "#")) else { return false }
         return !u.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).contains { $0.isEmpty }
     }

@@ -167,12 +167,10 @@ private func trimmed(_ s: String) -> String {
     return String(u)
 }
 
-/// At most 80 characters, control characters as '?': text from the network goes to logs.
+/// Text from the network on its way to logs: at most 80 scalars, escaped as the terminal and the
+/// journal get any text (`escapedForTerminal`: no control or reordering scalar raw).
 private func printable(_ s: String) -> String {
-    var out = ""
-    for (i, c) in s.unicodeScalars.enumerated() {
-        if i == 80 { return out + "…" }
-        out.unicodeScalars.append(c.value < 0x20 || c.value == 0x7f ? "?" : c)
-    }
-    return out
+    let u = s.unicodeScalars
+    guard u.count > 80 else { return escapedForTerminal(s) }
+    return escapedForTerminal(String(String.UnicodeScalarView(u.prefix(80)))) + "…"
 }

@@ -50,12 +50,7 @@ public struct IdentityReadReport: Equatable, Sendable {
         return s
     }
 
-    /// A reason is our own text, but it may quote bytes from the air: no control characters.
-    static func printable(_ reason: String) -> String {
-        var s = ""
-        for u in reason.unicodeScalars {
-            if u.value < 0x20 || (u.value >= 0x7f && u.value < 0xa0) { s += "\\x" + hexString(CollectionOfOne(UInt8(u.value))) } else { s.unicodeScalars.append(u) }
-        }
-        return s
-    }
+    /// A reason is our own text, but it may quote bytes from the air: escaped as the terminal
+    /// gets any text (`escapedForTerminal`).
+    static func printable(_ reason: String) -> String { escapedForTerminal(reason) }
 }

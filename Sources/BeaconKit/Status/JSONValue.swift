@@ -50,7 +50,7 @@ public func jsonString(_ s: String) -> String {
         case "\n": out += "\\n"
         case "\r": out += "\\r"
         case "\t": out += "\\t"
-        case _ where u.value < 0x20 || (u.value >= 0x7f && u.value < 0xa0):
+        case _ where u.isControlCharacter:
             out += "\\u00" + hexString(CollectionOfOne(UInt8(u.value)))
         default: out.unicodeScalars.append(u)
         }
