@@ -1,6 +1,29 @@
 import BeaconKit
-import BeaconLinux
 import Glibc
+
+/// The scan `IdentityReads` pauses and resumes around each read (`Scanner`; a fake in tests).
+public protocol ScanPausing: AnyObject {
+    func pause(_ done: @escaping (HCICommandFailure?) -> Void)
+    func resume(_ done: @escaping (ScanFailure?) -> Void)
+}
+extension Scanner: ScanPausing {}
+
+/// One read of a device's identity at a time (`IdentityReader`; a fake in tests).
+public protocol IdentityReading: AnyObject {
+    func read(peer: [UInt8], random: Bool, _ done: @escaping (Result<[UInt8], IdentityReaderFailure>) -> Void)
+    func cancel()
+}
+extension IdentityReader: IdentityReading {}
+
+/// What `IdentityReads` tells the scan it serves, and asks of it.
+public protocol IdentityReadsDelegate: AnyObject {
+    /// Each result, for the output.
+    func identityReads(_ reads: IdentityReads, read report: IdentityReadReport)
+    /// Scanning could not be turned on again after a read: the scan ends.
+    func identityReads(_ reads: IdentityReads, couldNotResume failure: ScanFailure)
+    /// Whether the device's local name was heard.
+    func identityReads(_ reads: IdentityReads, heardNameOf address: String) -> Bool
+}
 
 /// `scan --read-identity`: each device heard advertising the GATT identity is read once per scan,
 /// one at a time, as the iOS AltBeacon library does (connect, discover, read, disconnect).
@@ -15,18 +38,8 @@ import Glibc
 /// when a scan starts (BlueZ's emulator), and once the read is over, after the kernel has
 /// settled (a connection attempt given up ends with the kernel disabling its scan: ours must come
 /// after that). The table's "unheard" time stops during a read (`listeningMs`), so a beacon is
-/// not dropped while the kernel has the scan off.
-/// What `IdentityReads` tells the scan it serves, and asks of it.
-protocol IdentityReadsDelegate: AnyObject {
-    /// Each result, for the output.
-    func identityReads(_ reads: IdentityReads, read report: IdentityReadReport)
-    /// Scanning could not be turned on again after a read: the scan ends.
-    func identityReads(_ reads: IdentityReads, couldNotResume failure: ScanFailure)
-    /// Whether the device's local name was heard.
-    func identityReads(_ reads: IdentityReads, heardNameOf address: String) -> Bool
-}
-
-final class IdentityReads {
+/// not dropped while the kernel has the scan off. Time is the loop's (a virtual clock in tests).
+public final class IdentityReads {
     /// A device to read: its address as HCI reported it, and whether it is a random one.
     struct Pending {
         let address: String
@@ -37,20 +50,21 @@ final class IdentityReads {
 
     /// How long a read waits for the device's scan response (its name, for the result line):
     /// an active scan hears it right after the advert, but our pause would cut it off.
-    static let nameWaitMs: Int64 = 1000
+    public static let nameWaitMs: Int64 = 1000
     /// Scanning is set up again this long after a read ends: the kernel stops its own scan then.
-    static let settleMs: Int64 = 500
+    public static let settleMs: Int64 = 500
     /// Our enable meeting the kernel's own scan commands is refused with Command Disallowed (seen
     /// in the testbed after a connect timeout): we try again shortly, a few times.
-    static let resumeRetryMs: Int64 = 250
-    static let resumeAttempts = 5
+    public static let resumeRetryMs: Int64 = 250
+    public static let resumeAttempts = 5
 
-    let scanner: Scanner
-    let reader: IdentityReader
+    let scanner: ScanPausing
+    let reader: IdentityReading
+    let loop: EventLoop
     let log: Logger
     private let nameWait: LoopTimer
     private let resumeRetry: LoopTimer
-    weak var delegate: IdentityReadsDelegate?
+    public weak var delegate: IdentityReadsDelegate?
     /// Addresses read (or being read, or queued) in this scan.
     private var attempted: Set<String> = []
     private var queue: [Pending] = []
@@ -61,38 +75,40 @@ final class IdentityReads {
     private var pausedTotalMs: Int64 = 0
     private var pausedSince: Int64?
 
-    init(scanner: Scanner, reader: IdentityReader, loop: EventLoop, log: Logger, delegate: IdentityReadsDelegate) {
+    public init(scanner: ScanPausing, reader: IdentityReading, loop: EventLoop, log: Logger, delegate: IdentityReadsDelegate) {
         self.scanner = scanner
         self.reader = reader
+        self.loop = loop
         self.log = log
         self.delegate = delegate
         nameWait = loop.makeTimer()
         resumeRetry = loop.makeTimer()
     }
 
-    /// Milliseconds of listening: the monotonic clock less the time our scan was paused.
-    func listeningMs(_ now: Int64 = monotonicMilliseconds()) -> Int64 {
-        now - pausedTotalMs - (pausedSince.map { now - $0 } ?? 0)
+    /// Milliseconds of listening: the loop's clock less the time our scan was paused.
+    public func listeningMs() -> Int64 {
+        let now = loop.now
+        return now - pausedTotalMs - (pausedSince.map { now - $0 } ?? 0)
     }
 
-    var isReading: Bool { busy }
+    public var isReading: Bool { busy }
 
     /// A report from a device advertising the identity: read it unless already done this scan.
-    func consider(_ report: AdvertisingReport) {
+    public func consider(_ report: AdvertisingReport) {
         let address = report.addressString
         guard !stopped, !draining, attempted.insert(address).inserted else { return }
         // Address types 1 and 3 are random (3: resolved from an identity); 0 and 2 public.
         queue.append(Pending(address: address, octets: report.address, random: report.addressType & 0x01 == 1,
-                             queuedMs: monotonicMilliseconds()))
+                             queuedMs: loop.now))
         next()
     }
 
     /// A local name was heard: the read waiting for it may go.
-    func nameHeard() { next() }
+    public func nameHeard() { next() }
 
     /// The scan's time is up: no new read starts; the one in progress, if any, ends by itself
     /// (its connect and exchange timeouts bound it) and reports as usual. True if one is.
-    func drain() -> Bool {
+    public func drain() -> Bool {
         draining = true
         queue.removeAll()
         nameWait.cancel()
@@ -100,7 +116,7 @@ final class IdentityReads {
     }
 
     /// Drops the read in progress and the queue; scanning is left to the session's `stop`.
-    func stop() {
+    public func stop() {
         stopped = true
         queue.removeAll()
         nameWait.cancel()
@@ -110,14 +126,14 @@ final class IdentityReads {
 
     private func next() {
         guard !busy, !stopped, !draining, let head = queue.first else { return }
-        let waited = monotonicMilliseconds() - head.queuedMs
+        let waited = loop.now - head.queuedMs
         if delegate?.identityReads(self, heardNameOf: head.address) == false, waited < Self.nameWaitMs {
             return nameWait.schedule(afterMs: Self.nameWaitMs - waited) { [weak self] in self?.next() }
         }
         nameWait.cancel()
         let p = queue.removeFirst()
         busy = true
-        let start = monotonicMilliseconds()
+        let start = loop.now
         pausedSince = start
         log.info("reading the GATT identity of \(p.address)")
         reader.read(peer: p.octets, random: p.random) { [weak self] r in self?.read(p, r, sinceMs: start) }
@@ -131,7 +147,7 @@ final class IdentityReads {
         case .success(let v): outcome = .identifier(v)
         case .failure(let f): outcome = .failed(f.description)
         }
-        log.info("GATT identity of \(p.address) \(r.isSuccess ? "read" : "not read") in \(monotonicMilliseconds() - sinceMs) ms")
+        log.info("GATT identity of \(p.address) \(r.isSuccess ? "read" : "not read") in \(loop.now - sinceMs) ms")
         delegate?.identityReads(self, read: IdentityReadReport(address: p.address, name: nil, outcome: outcome))
         guard !stopped else { return }   // the result ended the scan (--timeout)
         resumeRetry.schedule(afterMs: Self.settleMs) { [weak self] in
@@ -161,7 +177,7 @@ final class IdentityReads {
     }
 
     private func readDone(_ f: ScanFailure?) {
-        if let since = pausedSince { pausedTotalMs += monotonicMilliseconds() - since }
+        if let since = pausedSince { pausedTotalMs += loop.now - since }
         pausedSince = nil
         busy = false
         if let f { delegate?.identityReads(self, couldNotResume: f); return }
@@ -170,6 +186,6 @@ final class IdentityReads {
     }
 }
 
-extension Result {
+private extension Result {
     var isSuccess: Bool { if case .success = self { true } else { false } }
 }
