@@ -230,7 +230,7 @@ boot_update() {
   if ! grep -q ' \./etc-altbeacond/config\.toml$' "$w/state-before.sha256"; then
     bad "update: the first boot's hashes of the state partition lack config.toml ($n files: $(tr '\n' ' ' <"$w/state-before.sha256" | cut -c1-600))"
   elif [ ! -s "$w/state.diff" ]; then
-    ok "update: the state partition's files byte for byte the same across the update, the cut and the rollback ($n files: $(sed 's|^[0-9a-f]* \./||' "$w/state-before.sha256" | tr '\n' ' ' | cut -c1-300))"
+    ok "update: the state partition's files byte for byte the same across the update, the cut and the rollback ($n files: $(sed 's|^[0-9a-f]*  \./||' "$w/state-before.sha256" | tr '\n' ' ' | cut -c1-300))"
   else bad "update: the state partition changed: $(tr '\n' ' ' <"$w/state.diff" | cut -c1-1500)"; fi
   fsck_partition 3 "update: the state partition"
   fsck_partition 6 "update: slot B"
