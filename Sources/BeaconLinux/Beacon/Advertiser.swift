@@ -65,8 +65,11 @@ public final class Advertiser: HCICommandChannelDelegate {
 
     /// Before an operation that may write a TLM frame: the board read here, handed in (the
     /// procedure reads nothing; the uptime at each later send is this one plus the time since).
+    /// At most once per TLM refresh period: rotations and probes come every second or few, and
+    /// only the temperature ages.
     private func readBoard(for config: BeaconConfig? = nil) {
         guard let board, procedure.wantsBoardReading(for: config) else { return }
+        if let last = procedure.board, loop.now - last.readAtMs < OnAirPolicy.telemetryRefreshMs { return }
         procedure.board = board.read(now: loop.now)
     }
     public func abandon() { feed { $0.abandon(now: $1) } }
