@@ -158,7 +158,7 @@ final class ConfigSchemaTests: XCTestCase {
         XCTAssertEqual(configError(minimalBeacon + "zzzzzz = 1"),
                        "config.toml:6:1: unknown key `beacon.zzzzzz`; [beacon] takes uuid, major, minor, power, company_id, reserved, altbeacon, advertising, name")
         XCTAssertEqual(configError(minimalBeacon + "[qqqqqqqq]"),
-                       "config.toml:6:2: unknown table [qqqqqqqq]; the tables are [beacon], [bluetooth], [leds], [watchdog], [ibeacon], [eddystone], [overflow], [gatt_identity], [metrics]")
+                       "config.toml:6:2: unknown table [qqqqqqqq]; the tables are [beacon], [bluetooth], [leds], [watchdog], [ibeacon], [overflow], [eddystone], [gatt_identity], [metrics]")
         XCTAssertEqual(configError(minimalBeacon + "[beacon.extra]"),
                        "config.toml:6:9: unknown table [beacon.extra]; [beacon] takes uuid, major, minor, power, company_id, reserved, altbeacon, advertising, name")
     }

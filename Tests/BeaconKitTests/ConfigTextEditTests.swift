@@ -150,6 +150,7 @@ final class ConfigTextEditTests: XCTestCase {
             case .frameOverflow: XCTAssertEqual(frames, ["altbeacon", "overflow-area"])
             case .frameEddystone: XCTAssertEqual(frames, ["altbeacon"])
             case .frameEddystoneTLM: XCTAssertEqual(frames, ["altbeacon", "eddystone-tlm"])
+            default: XCTFail("\(s) has no check here")
             }
             // Nothing but the edited line and what was added changed: every original line is still there.
             let before = String(decoding: src, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)

@@ -207,7 +207,7 @@ final class FrameConfigTests: XCTestCase {
         XCTAssertEqual(configError(minimalBeacon + "[edystone]\ntlm = true"),
                        "config.toml:6:2: unknown table [edystone]; did you mean [eddystone]?")
         XCTAssertEqual(configError(minimalBeacon + "[eddystone]\ntlm = true\nfoo = 1"),
-                       "config.toml:8:1: unknown key `eddystone.foo`; [eddystone] takes enabled, namespace, instance, url, tlm, power_0m")
+                       "config.toml:8:1: unknown key `eddystone.foo`; [eddystone] takes enabled, namespace, instance, power_0m, url, tlm")
         XCTAssertEqual(configError(minimalBeacon + "[beacon.x]\n").contains("altbeacon"), true)
     }
 

@@ -1,70 +1,75 @@
-// The frames beside AltBeacon (SPEC §2, §3): `beacon.altbeacon`, `[ibeacon]`, `[overflow]` and
-// `[eddystone]`; and `[gatt_identity]`, which is no frame but is read here beside them.
+// The frames (SPEC §2, §3), read by each frame type from its table (`ConfigurableFrame`), and
+// `[gatt_identity]`, which is no frame but is read here beside them.
+
+/// What a frame type's config reader may take from the rest of the config: the `[beacon]`
+/// identity (every frame's defaults) and the frames read before it (Overflow's numbers default to
+/// the iBeacon frame's).
+struct FrameConfigContext {
+    let beacon: BeaconIdentity
+    /// Every frame read so far, on air or switched off, in `BeaconFrames.types` order.
+    var read: [any BeaconFrame] = []
+    /// The frames that go on air, so far.
+    var onAir: [ConfiguredFrame] = []
+}
 
 extension ConfigValidator {
-    static let eddystoneDefaultPowerOffset = Int64(Eddystone.firstMetreLossDb)
-    static let eddystonePowerRange: ClosedRange<Int64> = -100...20
-
     /// The frames to send, in `BeaconFrames.types` order; nil (with problems reported) if refused.
+    /// Every frame type of the table reads itself (`ConfigurableFrame`); a frame goes on air when
+    /// its table is there, the table's `enabled` is not false and its switch is on.
     mutating func readFrames(_ beacon: BeaconIdentity, _ tables: [String: TOMLTable]) -> [ConfiguredFrame]? {
-        var frames: [ConfiguredFrame] = []
-        let altbeacon = tables["beacon"].flatMap { boolean($0, "beacon", "altbeacon") } ?? true
-        if altbeacon { frames.append(ConfiguredFrame(AltBeaconFrame(beacon))) }
+        var context = FrameConfigContext(beacon: beacon)
+        var switchedOn: [ObjectIdentifier: Bool] = [:]
+        var tableProblems: [String: Int] = [:]
+        var tableSendsAny: Set<String> = []
         let before = problems.count
-        // A table with `enabled = false` sends nothing, but its keys are still read and judged:
-        // switching it back on (from afar too) must not uncover a mistake.
-        let ibeacon = tables["ibeacon"].flatMap { readIBeacon($0, beacon) }
-        if let t = tables["ibeacon"], enabled(t, "ibeacon"), let ibeacon { frames.append(ConfiguredFrame(ibeacon)) }
-        if let t = tables["overflow"] {
-            // Defaults to the iBeacon table's numbers even when that frame is off: switching one
-            // frame must not change another.
-            let f = readOverflow(t, major: ibeacon?.major ?? beacon.major, minor: ibeacon?.minor ?? beacon.minor)
-            if enabled(t, "overflow") { frames.append(ConfiguredFrame(f)) }
+        for type in BeaconFrames.types {
+            guard let s = type.traits.switchedBy, let configurable = type as? any ConfigurableFrame.Type,
+                  let t = tables[s.table] else { continue }
+            // Read even when switched off: switching it back on (from afar too) must not uncover
+            // a mistake. Each switch is read once, and `enabled` once per table.
+            let on = switchedOn[ObjectIdentifier(s)] ?? { () -> Bool in
+                let v = (boolean(t, s.table, s.key) ?? s.defaultOn) && (s.key == "enabled" || s.table == "beacon" || enabled(t, s.table))
+                switchedOn[ObjectIdentifier(s)] = v
+                return v
+            }()
+            let problemsBefore = problems.count
+            let frame = configurable.configured(&self, t, context)
+            tableProblems[s.table, default: 0] += problems.count - problemsBefore
+            if let frame { context.read.append(frame) }
+            if on, let frame {
+                context.onAir.append(ConfiguredFrame(frame))
+                tableSendsAny.insert(s.table)
+            }
         }
-        if let t = tables["eddystone"] {
-            let on = enabled(t, "eddystone")
-            let eddystone = readEddystone(t, beacon, enabled: on)
-            if on { frames += eddystone }
+        // A frame table turned on that turns on no frame, unless a problem of the table already
+        // says why (`tlm = false` alone turns on nothing either).
+        for (table, _) in BeaconFrames.configTables {
+            guard let t = tables[table], !tableSendsAny.contains(table), tableProblems[table, default: 0] == 0,
+                  t["enabled"] != .bool(false) else { continue }
+            let hints = BeaconFrames.types.compactMap { $0.traits.switchedBy?.table == table ? $0.traits.configHint : nil }
+            guard let last = hints.last else { continue }
+            let set = hints.count == 1 ? last : hints.dropLast().joined(separator: ", ") + " or " + last
+            report("[\(table)] turns on no frame: set \(set)", at: t.position, rank: .missing)
         }
         guard problems.count == before else { return nil }
-        if frames.isEmpty, let e = tables["beacon"]?.entry("altbeacon") {
+        if context.onAir.isEmpty, let e = tables["beacon"]?.entry("altbeacon") {
             // Ranked as a missing key: a misspelt [ibeacon] or [eddystone] header is the real mistake.
             // Refused with `beacon.advertising = false` too: a config always says what it sends
             // once advertising is on again, so that switching it on cannot be refused.
-            let switchedOff = ["ibeacon", "overflow", "eddystone"].filter { tables[$0]?["enabled"] == .bool(false) }
+            let frameTables = BeaconFrames.configTables.map(\.name)
+            let switchedOff = frameTables.filter { tables[$0]?["enabled"] == .bool(false) }
             let turnOn = switchedOff.isEmpty ? "" : " (or set enabled = true in [\(switchedOff.joined(separator: "], ["))])"
             let off = tables["beacon"]?["advertising"] == .bool(false) ? ", even with beacon.advertising = false: the config must say what goes on air once advertising is on again" : ""
-            report("beacon.altbeacon = false needs another frame: add an [ibeacon], [overflow] or [eddystone] table\(turnOn)\(off)", at: e.valuePosition, rank: .missing)
+            let add = frameTables.dropLast().map { "[\($0)]" }.joined(separator: ", ") + (frameTables.count > 1 ? " or " : "") + "[\(frameTables.last ?? "")]"
+            report("beacon.altbeacon = false needs another frame: add an \(add) table\(turnOn)\(off)", at: e.valuePosition, rank: .missing)
             return nil
         }
-        return frames
+        return context.onAir
     }
 
     /// A frame table's `enabled` (true when absent: the table's presence turns its frames on).
     mutating func enabled(_ t: TOMLTable, _ table: String) -> Bool {
         boolean(t, table, "enabled") ?? true
-    }
-
-    /// `[ibeacon]`: every key defaults to the `[beacon]` value; the table's presence turns it on.
-    mutating func readIBeacon(_ t: TOMLTable, _ b: BeaconIdentity) -> IBeaconFrame? {
-        let uuid = t.entry("uuid") == nil ? b.uuid : readUUID(t, table: "ibeacon", required: false)
-        let major = integer(t, "ibeacon", "major", 0...65535) ?? Int64(b.major)
-        let minor = integer(t, "ibeacon", "minor", 0...65535) ?? Int64(b.minor)
-        let power = integer(t, "ibeacon", "power", -127...0) ?? Int64(b.power)
-        guard let uuid else { return nil }
-        return IBeaconFrame(uuid: uuid, major: UInt16(truncatingIfNeeded: major), minor: UInt16(truncatingIfNeeded: minor),
-                            power: Int8(truncatingIfNeeded: power))
-    }
-
-    /// `[overflow]`: the Overflow Area frame; major and minor default to the iBeacon frame's (the
-    /// reference app sends both with the same numbers), else to `[beacon]`'s. A refused value is
-    /// reported and the frame built with the default (the config is refused anyway).
-    mutating func readOverflow(_ t: TOMLTable, major: UInt16, minor: UInt16) -> OverflowAreaFrame {
-        let major = integer(t, "overflow", "major", 0...65535) ?? Int64(major)
-        let minor = integer(t, "overflow", "minor", 0...65535) ?? Int64(minor)
-        let matching = integer(t, "overflow", "matching_byte", 0...255) ?? Int64(OverflowAreaFrame.defaultMatchingByte)
-        return OverflowAreaFrame(major: UInt16(truncatingIfNeeded: major), minor: UInt16(truncatingIfNeeded: minor),
-                                 matchingByte: UInt8(truncatingIfNeeded: matching))
     }
 
     /// `[gatt_identity]`: the identifier defaults to the beacon UUID (uppercase, hyphenated), the
@@ -112,39 +117,6 @@ extension ConfigValidator {
             return s
         }
         return nil
-    }
-
-    /// `[eddystone]`: UID with namespace + instance, URL with url, TLM with tlm = true.
-    mutating func readEddystone(_ t: TOMLTable, _ b: BeaconIdentity, enabled: Bool = true) -> [ConfiguredFrame] {
-        let derived = min(max(Int64(b.power) + Self.eddystoneDefaultPowerOffset, Self.eddystonePowerRange.lowerBound),
-                          Self.eddystonePowerRange.upperBound)
-        let power = Int8(truncatingIfNeeded: integer(t, "eddystone", "power_0m", Self.eddystonePowerRange) ?? derived)
-        var out: [ConfiguredFrame] = []
-        let before = problems.count
-        let namespace = hexDigits(t, "eddystone", "namespace", digits: 20, example: "\"edd1ebeac04e5defa017\"")
-        let instance = hexDigits(t, "eddystone", "instance", digits: 12, example: "\"0123456789ab\"")
-        switch (namespace, instance) {
-        case (let n?, let i?):
-            out.append(ConfiguredFrame(EddystoneUIDFrame(namespace: n, instance: i, power0m: power)))
-        case (_?, nil) where t.entry("instance") == nil:
-            // Missing keys: a misspelt `instanc = ...` explains them and is reported instead.
-            if let e = t.entry("namespace") { report("eddystone.namespace needs eddystone.instance (12 hex digits) too: the UID frame sends both", at: e.keyPosition, rank: .missing, key: "eddystone.instance") }
-        case (nil, _?) where t.entry("namespace") == nil:
-            if let e = t.entry("instance") { report("eddystone.instance needs eddystone.namespace (20 hex digits) too: the UID frame sends both", at: e.keyPosition, rank: .missing, key: "eddystone.namespace") }
-        default: break
-        }
-        if let (url, p) = string(t, "eddystone", "url") {
-            if let encoded = encodedURL(url, at: p, table: "eddystone", tooLong: " (use a shorter URL)") {
-                out.append(ConfiguredFrame(EddystoneURLFrame(encoded: encoded, power0m: power)))
-            }
-        }
-        if boolean(t, "eddystone", "tlm") == true { out.append(ConfiguredFrame(EddystoneTLMFrame())) }
-        // Unless a problem of this table already says why (`tlm = false` alone turns on nothing
-        // either), or the table is switched off on purpose.
-        if out.isEmpty, enabled, problems.count == before {
-            report("[eddystone] turns on no frame: set namespace and instance (UID), url (URL) or tlm = true (TLM)", at: t.position, rank: .missing)
-        }
-        return out
     }
 
     /// Exactly `digits` hex digits, any case (`[eddystone]`, and the monitor's `[expect.NAME]`).

@@ -1,13 +1,12 @@
 /// The tables and keys of the config file (SPEC §2), in the order the docs list them.
 enum ConfigSchema {
+    /// The frame tables (`[ibeacon]`, `[overflow]`, `[eddystone]`) come from the frame table.
     static let tables: [(name: String, keys: [String])] = [
         ("beacon", ["uuid", "major", "minor", "power", "company_id", "reserved", "altbeacon", "advertising", "name"]),
         ("bluetooth", ["adapter", "interval_ms", "tx_power_dbm", "rotation_ms"]),
         ("leds", ["chip", "status", "fault", "active_low"]),
         ("watchdog", ["check_interval_s"]),
-        ("ibeacon", ["enabled", "uuid", "major", "minor", "power"]),
-        ("eddystone", ["enabled", "namespace", "instance", "url", "tlm", "power_0m"]),
-        ("overflow", ["enabled", "major", "minor", "matching_byte"]),
+    ] + BeaconFrames.configTables + [
         ("gatt_identity", ["identifier", "name"]),
         ("metrics", ["textfile"]),
     ]
@@ -39,6 +38,11 @@ struct ConfigValidator {
     /// Messages and positions; only the first few become diagnostics (finding a line's text
     /// costs a scan of the file, which must not happen per problem).
     private(set) var problems: [Problem] = []
+    private var reported: Set<ReportedProblem> = []
+    private struct ReportedProblem: Hashable {
+        let position: SourcePosition
+        let message: String
+    }
 
     init(source: SourceText) { self.source = source }
 
@@ -53,6 +57,8 @@ struct ConfigValidator {
     }
 
     mutating func report(_ message: String, at p: SourcePosition, rank: Rank = .unknownOrValue, key: String? = nil) {
+        // A key two readers take (`[eddystone] power_0m`, UID's and URL's) is one problem.
+        guard reported.insert(ReportedProblem(position: p, message: message)).inserted else { return }
         problems.append(Problem(message: message, position: p, rank: rank, key: key))
     }
 
@@ -97,9 +103,9 @@ struct ConfigValidator {
             return nil
         }
         let uuid = readUUID(t)
-        let major = integer(t, "beacon", "major", 0...65535, required: true)
-        let minor = integer(t, "beacon", "minor", 0...65535, required: true)
-        let power = integer(t, "beacon", "power", -127...0) ?? Int64(BeaconIdentity.defaultPower)
+        let major = integer(t, "beacon", "major", BeaconIdentity.majorRange, required: true)
+        let minor = integer(t, "beacon", "minor", BeaconIdentity.majorRange, required: true)
+        let power = integer(t, "beacon", "power", BeaconIdentity.powerRange) ?? Int64(BeaconIdentity.defaultPower)
         let company = integer(t, "beacon", "company_id", 0...0xFFFF) ?? Int64(BeaconIdentity.defaultCompanyID)
         let reserved = integer(t, "beacon", "reserved", 0...255) ?? 0
         guard let uuid, let major, let minor else { return nil }

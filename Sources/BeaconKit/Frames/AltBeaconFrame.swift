@@ -1,7 +1,10 @@
 /// AltBeacon (github.com/AltBeacon/spec): the `[beacon]` table, 31 bytes.
-public struct AltBeaconFrame: ExpectableFrame, Equatable {
-    public static let traits = FrameTraits(name: "altbeacon", identifyingKeys: ["uuid", "major", "minor"],
-                                           calibrationLine: { configLine("power", $0, -127...0, "[beacon]") })
+public struct AltBeaconFrame: ExpectableFrame, ConfigurableFrame, Equatable {
+    public static let traits = FrameTraits(
+        name: "altbeacon", model: "AltBeacon",
+        switchedBy: FrameSwitch(setting: "altbeacon", displayName: "AltBeacon frame", table: "beacon", key: "altbeacon"),
+        identifyingKeys: ["uuid", "major", "minor"],
+        calibrationLine: { configLine("power", $0, BeaconIdentity.powerRange, "[beacon]") })
     public var identity: BeaconIdentity
     public init(_ identity: BeaconIdentity) { self.identity = identity }
 
@@ -22,5 +25,10 @@ public struct AltBeaconFrame: ExpectableFrame, Equatable {
 
     static func expected(_ config: inout ConfigValidator, _ table: TOMLTable, name: String) -> AltBeaconFrame? {
         config.expectedUUIDMajorMinor(table, name).map { AltBeaconFrame(BeaconIdentity(uuid: $0.uuid, major: $0.major, minor: $0.minor)) }
+    }
+
+    /// `[beacon]` itself: the frame is the beacon's identity; `beacon.altbeacon` switches it.
+    static func configured(_: inout ConfigValidator, _: TOMLTable, _ context: FrameConfigContext) -> AltBeaconFrame? {
+        AltBeaconFrame(context.beacon)
     }
 }

@@ -33,6 +33,14 @@ protocol ExpectableFrame: BeaconFrame {
     static func expected(_ config: inout ConfigValidator, _ table: TOMLTable, name: String) -> Self?
 }
 
+/// A frame the config file describes, in its switch's table (`traits.switchedBy.table`).
+protocol ConfigurableFrame: BeaconFrame {
+    /// The frame `table` describes, read with `config`'s typed readers whether or not it is
+    /// switched on; nil when the table describes none (a key it needs is absent) or a value is
+    /// refused (reported). A key two frame types read is reported once (`ConfigValidator.report`).
+    static func configured(_ config: inout ConfigValidator, _ table: TOMLTable, _ context: FrameConfigContext) -> Self?
+}
+
 /// A frame whose payload changes while on air: it carries the beacon's telemetry (TLM).
 protocol TelemetryFrame: BeaconFrame {
     /// What a heard frame said; nil for a frame the daemon sends (it encodes `Telemetry`).

@@ -3,6 +3,8 @@
 enum Eddystone {
     static let serviceUUIDsAD: [UInt8] = [0x03, 0x03, 0xaa, 0xfe]
     static let uid: UInt8 = 0x00, url: UInt8 = 0x10, tlm: UInt8 = 0x20
+    /// `[eddystone] enabled`: the UID and URL frames go on and off together (TLM has `tlm` too).
+    static let switchedBy = FrameSwitch(setting: "eddystone", displayName: "Eddystone frame", table: "eddystone")
 
     /// The whole payload: flags, the service UUID list, then the service data `body`
     /// (frame type onwards).
@@ -34,7 +36,16 @@ enum Eddystone {
     /// `calibrate`'s line for UID and URL: the 1 m figure plus the first metre's loss, within
     /// `power_0m`'s range.
     @Sendable static func calibrationLine(_ rssiAt1m: Int) -> String {
-        let range = ConfigValidator.eddystonePowerRange
-        return configLine("power_0m", rssiAt1m + firstMetreLossDb, Int(range.lowerBound)...Int(range.upperBound), "[eddystone]")
+        configLine("power_0m", rssiAt1m + firstMetreLossDb, powerRange, "[eddystone]")
+    }
+
+    /// What `power_0m` takes.
+    static let powerRange: ClosedRange<Int64> = -100...20
+
+    /// `[eddystone] power_0m`, which UID and URL share; by default `beacon.power` plus the first
+    /// metre's loss, within the range.
+    static func power0m(_ config: inout ConfigValidator, _ t: TOMLTable, _ b: BeaconIdentity) -> Int8 {
+        let derived = min(max(Int64(b.power) + Int64(firstMetreLossDb), powerRange.lowerBound), powerRange.upperBound)
+        return Int8(truncatingIfNeeded: config.integer(t, "eddystone", "power_0m", powerRange) ?? derived)
     }
 }

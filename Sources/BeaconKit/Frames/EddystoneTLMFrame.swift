@@ -1,10 +1,13 @@
 /// Eddystone-TLM (unencrypted, version 0): battery, temperature, advertising count and uptime.
 /// Its bytes change while on air: the advertiser refreshes them from `Telemetry`.
-public struct EddystoneTLMFrame: TelemetryFrame, Equatable {
+public struct EddystoneTLMFrame: TelemetryFrame, ConfigurableFrame, Equatable {
     /// No ID: a scan row per sender, and the monitor reads it as telemetry of the beacon last
     /// heard from the same address.
     public static let traits = FrameTraits(
-        name: "eddystone-tlm", countingKeys: ["adv_count", "uptime_s"],
+        name: "eddystone-tlm", model: "Google Eddystone-TLM",
+        switchedBy: FrameSwitch(setting: "eddystone_tlm", displayName: "Eddystone-TLM frame", table: "eddystone", key: "tlm", defaultOn: false),
+        configHint: "tlm = true (TLM)",
+        countingKeys: ["adv_count", "uptime_s"],
         notExpectable: "TLM frames carry no ID. Expect the beacon's other frame (eddystone-uid, eddystone-url, ...); its TLM is read from the same address")
     /// What a received TLM frame said (nil for a frame the daemon sends: it comes from `Telemetry`).
     public var received: Telemetry?
@@ -48,5 +51,10 @@ public struct EddystoneTLMFrame: TelemetryFrame, Equatable {
             uptimeDeciseconds: readBE32(d, 10), advertisingCount: readBE32(d, 6),
             temperature: temp == temperatureNotSupported ? nil : Int16(bitPattern: temp),
             batteryMillivolts: readBE16(d, 2)))
+    }
+
+    /// `[eddystone] tlm = true` (its switch): nothing else to read.
+    static func configured(_: inout ConfigValidator, _: TOMLTable, _: FrameConfigContext) -> EddystoneTLMFrame? {
+        EddystoneTLMFrame()
     }
 }

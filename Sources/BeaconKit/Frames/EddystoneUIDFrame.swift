@@ -1,7 +1,9 @@
 /// Eddystone-UID: a 10-byte namespace and a 6-byte instance, with the TX power at 0 m.
-public struct EddystoneUIDFrame: ExpectableFrame, Equatable {
-    public static let traits = FrameTraits(name: "eddystone-uid", identifyingKeys: ["namespace", "instance"],
-                                           calibrationLine: Eddystone.calibrationLine)
+public struct EddystoneUIDFrame: ExpectableFrame, ConfigurableFrame, Equatable {
+    public static let traits = FrameTraits(
+        name: "eddystone-uid", model: "Google Eddystone-UID", switchedBy: Eddystone.switchedBy,
+        configKeys: ["namespace", "instance", "power_0m"], configHint: "namespace and instance (UID)", identifyingKeys: ["namespace", "instance"],
+        calibrationLine: Eddystone.calibrationLine)
     public var namespace: [UInt8]
     public var instance: [UInt8]
     public var power0m: Int8
@@ -38,5 +40,23 @@ public struct EddystoneUIDFrame: ExpectableFrame, Equatable {
         let instance = config.hexDigits(table, name, "instance", digits: 12, example: "\"0123456789ab\"", required: true)
         guard let namespace, let instance else { return nil }
         return EddystoneUIDFrame(namespace: namespace, instance: instance, power0m: 0)
+    }
+
+    /// `[eddystone]` namespace and instance: both, or neither (then no UID frame).
+    static func configured(_ config: inout ConfigValidator, _ t: TOMLTable, _ context: FrameConfigContext) -> EddystoneUIDFrame? {
+        let power = Eddystone.power0m(&config, t, context.beacon)
+        let namespace = config.hexDigits(t, "eddystone", "namespace", digits: 20, example: "\"edd1ebeac04e5defa017\"")
+        let instance = config.hexDigits(t, "eddystone", "instance", digits: 12, example: "\"0123456789ab\"")
+        switch (namespace, instance) {
+        case (let n?, let i?):
+            return EddystoneUIDFrame(namespace: n, instance: i, power0m: power)
+        case (_?, nil) where t.entry("instance") == nil:
+            // Missing keys: a misspelt `instanc = ...` explains them and is reported instead.
+            if let e = t.entry("namespace") { config.report("eddystone.namespace needs eddystone.instance (12 hex digits) too: the UID frame sends both", at: e.keyPosition, rank: .missing, key: "eddystone.instance") }
+        case (nil, _?) where t.entry("namespace") == nil:
+            if let e = t.entry("instance") { config.report("eddystone.instance needs eddystone.namespace (20 hex digits) too: the UID frame sends both", at: e.keyPosition, rank: .missing, key: "eddystone.namespace") }
+        default: break
+        }
+        return nil
     }
 }

@@ -1,7 +1,9 @@
 /// Eddystone-URL: a compressed URL (scheme prefix byte, then the rest with common endings
 /// replaced by one byte each), with the TX power at 0 m. At most 17 encoded bytes.
-public struct EddystoneURLFrame: ExpectableFrame, Equatable {
-    public static let traits = FrameTraits(name: "eddystone-url", identifyingKeys: ["url"], calibrationLine: Eddystone.calibrationLine)
+public struct EddystoneURLFrame: ExpectableFrame, ConfigurableFrame, Equatable {
+    public static let traits = FrameTraits(
+        name: "eddystone-url", model: "Google Eddystone-URL", switchedBy: Eddystone.switchedBy,
+        configKeys: ["url", "power_0m"], configHint: "url (URL)", identifyingKeys: ["url"], calibrationLine: Eddystone.calibrationLine)
     public static let maxEncodedLength = 17
     /// Code 0x00-0x03, longest first where one is a prefix of another.
     static let schemes = ["http://www.", "https://www.", "http://", "https://"]
@@ -85,5 +87,13 @@ public struct EddystoneURLFrame: ExpectableFrame, Equatable {
     static func expected(_ config: inout ConfigValidator, _ table: TOMLTable, name: String) -> EddystoneURLFrame? {
         guard let (url, p) = config.string(table, name, "url", required: true) else { return nil }
         return config.encodedURL(url, at: p, table: name, tooLong: ", so no beacon can send it").map { EddystoneURLFrame(encoded: $0, power0m: 0) }
+    }
+
+    /// `[eddystone]` url (no URL frame without it).
+    static func configured(_ config: inout ConfigValidator, _ t: TOMLTable, _ context: FrameConfigContext) -> EddystoneURLFrame? {
+        let power = Eddystone.power0m(&config, t, context.beacon)
+        guard let (url, p) = config.string(t, "eddystone", "url"),
+              let encoded = config.encodedURL(url, at: p, table: "eddystone", tooLong: " (use a shorter URL)") else { return nil }
+        return EddystoneURLFrame(encoded: encoded, power0m: power)
     }
 }

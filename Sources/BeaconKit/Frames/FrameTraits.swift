@@ -23,11 +23,25 @@ public final class FrameTraits: Sendable {
     let rangedByRSSI: Bool
     /// Why `[expect.NAME]` refuses the type, when it has no `identifyingKeys`.
     let notExpectable: String
+    /// What it is, for the Home Assistant device of a beacon sending it (who made the beacon is
+    /// not on air).
+    let model: String
+    /// The config key, remote setting and Home Assistant switch that turn it on and off; nil for
+    /// the GATT identity, which its own table turns on.
+    let switchedBy: FrameSwitch?
+    /// The keys of its config table (`switchedBy.table`) it reads, besides its switch; the table's
+    /// keys in `ConfigSchema` are these, from every frame type of the table.
+    let configKeys: [String]
+    /// What turns it on in a table that may turn on none ("url (URL)"): the table's "turns on no
+    /// frame" message lists these.
+    let configHint: String?
 
-    init(name: String, isConnectable: Bool = false, identifyingKeys: [String] = [],
-         calibrationLine: (@Sendable (_ rssiAt1m: Int) -> String)? = nil, countingKeys: [String] = [],
-         rangedByRSSI: Bool = false, notExpectable: String = "it carries no ID") {
-        self.name = name; self.isConnectable = isConnectable
+    init(name: String, model: String? = nil, switchedBy: FrameSwitch?, configKeys: [String] = [], configHint: String? = nil, isConnectable: Bool = false,
+         identifyingKeys: [String] = [], calibrationLine: (@Sendable (_ rssiAt1m: Int) -> String)? = nil,
+         countingKeys: [String] = [], rangedByRSSI: Bool = false, notExpectable: String = "it carries no ID") {
+        self.name = name; self.model = model ?? name; self.switchedBy = switchedBy; self.configKeys = configKeys
+        self.configHint = configHint
+        self.isConnectable = isConnectable
         self.identifyingKeys = identifyingKeys; self.calibrationLine = calibrationLine
         self.countingKeys = countingKeys
         self.rangedByRSSI = rangedByRSSI; self.notExpectable = notExpectable
@@ -36,6 +50,6 @@ public final class FrameTraits: Sendable {
 
 /// A line `calibrate` prints: `key = value` with the value kept within the key's range, and
 /// where it goes.
-func configLine(_ key: String, _ value: Int, _ range: ClosedRange<Int>, _ comment: String) -> String {
-    "\(key) = \(min(range.upperBound, max(range.lowerBound, value)))   # \(comment)"
+func configLine(_ key: String, _ value: Int, _ range: ClosedRange<Int64>, _ comment: String) -> String {
+    "\(key) = \(min(range.upperBound, max(range.lowerBound, Int64(value))))   # \(comment)"
 }

@@ -12,7 +12,7 @@ public struct GATTIdentity: Equatable, Sendable {
     public static let defaultName = "AltBeacon"
     /// As a frame, sent (`IdentityAdvertisement`) or heard (`HeardGATTIdentity`): connectable,
     /// no ID (one scan row per address) and no power, so ranged by RSSI as the iOS library does.
-    public static let frameTraits = FrameTraits(name: name, isConnectable: true, rangedByRSSI: true)
+    public static let frameTraits = FrameTraits(name: name, switchedBy: nil, isConnectable: true, rangedByRSSI: true)
     /// The identifier: 1-64 printable ASCII characters.
     public static let identifierLengths: ClosedRange<Int> = 1...64
     /// The complete local name: at most 29 bytes, what a 31-byte scan response holds after its

@@ -1,9 +1,12 @@
 /// Apple's iBeacon, the only frame iOS CoreLocation ranges: a manufacturer-specific AD with
 /// company 0x004C, type 0x02, length 0x15, then UUID, major, minor (big-endian) and the
 /// measured power at 1 m. 30 bytes with the flags.
-public struct IBeaconFrame: ExpectableFrame, Equatable {
-    public static let traits = FrameTraits(name: "ibeacon", identifyingKeys: ["uuid", "major", "minor"],
-                                           calibrationLine: { configLine("power", $0, -127...0, "[ibeacon] (or [beacon] when it is the same)") })
+public struct IBeaconFrame: ExpectableFrame, ConfigurableFrame, Equatable {
+    public static let traits = FrameTraits(
+        name: "ibeacon", model: "Apple iBeacon",
+        switchedBy: FrameSwitch(setting: "ibeacon", displayName: "iBeacon frame", table: "ibeacon"),
+        configKeys: ["uuid", "major", "minor", "power"], identifyingKeys: ["uuid", "major", "minor"],
+        calibrationLine: { configLine("power", $0, BeaconIdentity.powerRange, "[ibeacon] (or [beacon] when it is the same)") })
     public static let appleCompanyID: UInt16 = 0x004c
     public var uuid: [UInt8]
     public var major: UInt16
@@ -46,5 +49,17 @@ public struct IBeaconFrame: ExpectableFrame, Equatable {
         config.expectedUUIDMajorMinor(table, name).map {
             IBeaconFrame(uuid: $0.uuid, major: $0.major, minor: $0.minor, power: BeaconIdentity.defaultPower)
         }
+    }
+
+    /// `[ibeacon]`: every key defaults to the `[beacon]` value; the table's presence turns it on.
+    static func configured(_ config: inout ConfigValidator, _ t: TOMLTable, _ context: FrameConfigContext) -> IBeaconFrame? {
+        let b = context.beacon
+        let uuid = t.entry("uuid") == nil ? b.uuid : config.readUUID(t, table: "ibeacon", required: false)
+        let major = config.integer(t, "ibeacon", "major", BeaconIdentity.majorRange) ?? Int64(b.major)
+        let minor = config.integer(t, "ibeacon", "minor", BeaconIdentity.majorRange) ?? Int64(b.minor)
+        let power = config.integer(t, "ibeacon", "power", BeaconIdentity.powerRange) ?? Int64(b.power)
+        guard let uuid else { return nil }
+        return IBeaconFrame(uuid: uuid, major: UInt16(truncatingIfNeeded: major), minor: UInt16(truncatingIfNeeded: minor),
+                            power: Int8(truncatingIfNeeded: power))
     }
 }

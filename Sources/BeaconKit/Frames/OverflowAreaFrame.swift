@@ -9,10 +9,13 @@
 /// so it tells the positions apart by which one is in use: position 1 when bytes 1-5 are all zero
 /// and byte 9 is not; otherwise position 0. Bit 0 must be set (the reference app always sets it;
 /// most other iPhones' overflow areas do not have it).
-public struct OverflowAreaFrame: ExpectableFrame, Equatable {
+public struct OverflowAreaFrame: ExpectableFrame, ConfigurableFrame, Equatable {
     /// Major and minor first: the matching byte may be left out of `[expect.NAME]` (0xAA).
     /// It carries no power: its iBeacon's distance and calibration apply.
-    public static let traits = FrameTraits(name: "overflow-area", identifyingKeys: ["major", "minor", "matching_byte"])
+    public static let traits = FrameTraits(
+        name: "overflow-area", model: "Apple overflow area",
+        switchedBy: FrameSwitch(setting: "overflow", displayName: "Overflow area frame", table: "overflow"),
+        configKeys: ["major", "minor", "matching_byte"], identifyingKeys: ["major", "minor", "matching_byte"])
     public static let defaultMatchingByte: UInt8 = 0xaa
     /// Apple's manufacturer data type for the overflow area.
     static let appleType: UInt8 = 0x01
@@ -72,10 +75,23 @@ public struct OverflowAreaFrame: ExpectableFrame, Equatable {
     }
 
     static func expected(_ config: inout ConfigValidator, _ table: TOMLTable, name: String) -> OverflowAreaFrame? {
-        let major = config.integer(table, name, "major", 0...65535, required: true)
-        let minor = config.integer(table, name, "minor", 0...65535, required: true)
+        let major = config.integer(table, name, "major", BeaconIdentity.majorRange, required: true)
+        let minor = config.integer(table, name, "minor", BeaconIdentity.majorRange, required: true)
         let matching = config.integer(table, name, "matching_byte", 0...255) ?? Int64(defaultMatchingByte)
         guard let major, let minor else { return nil }
+        return OverflowAreaFrame(major: UInt16(truncatingIfNeeded: major), minor: UInt16(truncatingIfNeeded: minor),
+                                 matchingByte: UInt8(truncatingIfNeeded: matching))
+    }
+
+    /// `[overflow]`: major and minor default to the iBeacon frame's (the reference app sends both
+    /// with the same numbers, and it is read even when switched off: switching one frame must not
+    /// change another), else to `[beacon]`'s. A refused value is reported and the frame built with
+    /// the default (the config is refused anyway).
+    static func configured(_ config: inout ConfigValidator, _ t: TOMLTable, _ context: FrameConfigContext) -> OverflowAreaFrame? {
+        let ibeacon = context.read.lazy.compactMap { $0 as? IBeaconFrame }.first
+        let major = config.integer(t, "overflow", "major", BeaconIdentity.majorRange) ?? Int64(ibeacon?.major ?? context.beacon.major)
+        let minor = config.integer(t, "overflow", "minor", BeaconIdentity.majorRange) ?? Int64(ibeacon?.minor ?? context.beacon.minor)
+        let matching = config.integer(t, "overflow", "matching_byte", 0...255) ?? Int64(defaultMatchingByte)
         return OverflowAreaFrame(major: UInt16(truncatingIfNeeded: major), minor: UInt16(truncatingIfNeeded: minor),
                                  matchingByte: UInt8(truncatingIfNeeded: matching))
     }

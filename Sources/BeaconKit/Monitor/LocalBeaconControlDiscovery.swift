@@ -5,14 +5,11 @@
 // event entity; the entity keeps the configured value.
 
 extension MonitorExport {
-    /// The frame switches: object and setting, and the status file's frame names that make it ON.
-    static let frameSwitches: [(setting: RemoteSetting, name: String, frames: [String])] = [
-        (.frameAltBeacon, "AltBeacon frame", ["altbeacon"]),
-        (.frameIBeacon, "iBeacon frame", ["ibeacon"]),
-        (.frameOverflow, "Overflow area frame", ["overflow-area"]),
-        (.frameEddystone, "Eddystone frame", ["eddystone-uid", "eddystone-url"]),
-        (.frameEddystoneTLM, "Eddystone-TLM frame", ["eddystone-tlm"]),
-    ]
+    /// The frame switches (the frame table's `BeaconFrames.switches`): the setting, and the status
+    /// file's frame names that make it ON.
+    static var frameSwitches: [(setting: RemoteSetting, name: String, frames: [String])] {
+        BeaconFrames.switches.map { (RemoteSetting($0), $0.displayName, BeaconFrames.names(switchedBy: $0)) }
+    }
 
     /// `frame_<setting>`: true when the status file lists the frame as configured (on air or
     /// not), null without a frames list.
@@ -46,7 +43,8 @@ extension MonitorExport {
         func v(_ t: String) -> (String, String) { ("value_template", jsonString(t)) }
         let config = ("entity_category", "\"config\"")
         // `key`: the state's member; the interval's is the configured one (`interval_ms` is on air).
-        func number(_ s: RemoteSetting, _ name: String, _ range: ClosedRange<Int>, unit: String?, key: String? = nil) -> Entity {
+        func number(_ s: RemoteSetting, _ name: String, unit: String?, key: String? = nil) -> Entity {
+            let range = s.range ?? 0...0
             var m = [command(s.rawValue), ("command_template", jsonString("{{ value | int }}")), v(numericTemplate(key ?? s.rawValue)),
                      ("min", "\(range.lowerBound)"), ("max", "\(range.upperBound)"), ("step", "1"), ("mode", "\"box\""), config]
             if let unit { m.append(("unit_of_measurement", jsonString(unit))) }
@@ -65,10 +63,10 @@ extension MonitorExport {
                 command("uuid"), v("{% set v = \(jinjaValue("uuid")) %}{{ 'unknown' if v is none else v }}"),
                 ("min", "0"), ("max", "64"), ("pattern", jsonString(uuidPattern)), config,
             ]),
-            number(.major, "Major", 0...65535, unit: nil),
-            number(.minor, "Minor", 0...65535, unit: nil),
-            number(.power, "Power", -127...0, unit: "dBm"),
-            number(.intervalMs, "Advertising interval", 20...10240, unit: "ms", key: "configured_interval_ms"),
+            number(.major, "Major", unit: nil),
+            number(.minor, "Minor", unit: nil),
+            number(.power, "Power", unit: "dBm"),
+            number(.intervalMs, "Advertising interval", unit: "ms", key: "configured_interval_ms"),
             toggle(.advertising, "Advertising", key: "advertising"),
         ]
         entities += frameSwitches.map { toggle($0.setting, $0.name, key: "frame_" + $0.setting.rawValue) }

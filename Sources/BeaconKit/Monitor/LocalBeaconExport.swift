@@ -140,7 +140,7 @@ extension MonitorExport {
               let major = status?["major"]?.integer, let minor = status?["minor"]?.integer else { return [] }
         let names = items.compactMap { $0["frame"]?.string }
         let lower = String(decoding: uuid.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }, as: UTF8.self)
-        return ["altbeacon", "ibeacon"].filter { t in names.contains { $0.utf8.elementsEqual(t.utf8) } }
+        return BeaconFrames.identifiedByBeaconID.filter { t in names.contains { $0.utf8.elementsEqual(t.utf8) } }
             .map { beaconDeviceID(type: $0, ids: [lower, "\(major)", "\(minor)"]) }
     }
 

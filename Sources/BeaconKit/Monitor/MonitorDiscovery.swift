@@ -49,16 +49,7 @@ extension MonitorExport {
     public static func beaconEntityID(_ e: Expectation, node: String) -> String { "altbeacond__\(idPart(node))__" + frameKey(e) }
 
     /// What the frame is, for its device's `model` (who made the beacon is not on air).
-    static func frameModel(_ type: String) -> String {
-        switch type {
-        case "altbeacon": return "AltBeacon"
-        case "ibeacon": return "Apple iBeacon"
-        case "eddystone-uid": return "Google Eddystone-UID"
-        case "eddystone-url": return "Google Eddystone-URL"
-        case "overflow-area": return "Apple overflow area"
-        default: return type
-        }
-    }
+    static func frameModel(_ type: String) -> String { BeaconFrames.model(type) }
 
     /// `altbeacond__<node>`: the observer, as `via_device` names it.
     public static func discoveryID(node: String) -> String { "altbeacond__\(idPart(node))" }

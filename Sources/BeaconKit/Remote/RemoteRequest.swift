@@ -8,36 +8,52 @@
 //     origin mqtt altbeacond/all/beacon/set/power      optional second line: for the log
 
 /// A setting that can be changed from afar, by the name its topic and request carry, and the
-/// config key it becomes.
-public enum RemoteSetting: String, CaseIterable, Sendable {
-    case uuid, major, minor, power
-    case intervalMs = "interval_ms"
-    /// `beacon.advertising`: the whole beacon on or off air, kept across reboots.
-    case advertising
-    case frameAltBeacon = "altbeacon"
-    case frameIBeacon = "ibeacon"
-    case frameOverflow = "overflow"
-    case frameEddystone = "eddystone"
-    case frameEddystoneTLM = "eddystone_tlm"
-
+/// config key it becomes: the beacon's own settings here, and one per frame switch, from the
+/// frame table (`BeaconFrames.switches`): a new frame type's switch is a setting with no line here.
+public struct RemoteSetting: Hashable, Sendable, CustomStringConvertible {
     public enum Kind: Sendable { case string, integer, boolean }
 
-    /// The config file's table and key, and the TOML type the value must take.
-    public var configKey: (table: String, key: String, kind: Kind) {
-        switch self {
-        case .uuid: ("beacon", "uuid", .string)
-        case .major: ("beacon", "major", .integer)
-        case .minor: ("beacon", "minor", .integer)
-        case .power: ("beacon", "power", .integer)
-        case .intervalMs: ("bluetooth", "interval_ms", .integer)
-        case .advertising: ("beacon", "advertising", .boolean)
-        case .frameAltBeacon: ("beacon", "altbeacon", .boolean)
-        case .frameIBeacon: ("ibeacon", "enabled", .boolean)
-        case .frameOverflow: ("overflow", "enabled", .boolean)
-        case .frameEddystone: ("eddystone", "enabled", .boolean)
-        case .frameEddystoneTLM: ("eddystone", "tlm", .boolean)
-        }
+    /// The name its topic and request carry (`set <rawValue> <value>`).
+    public let rawValue: String
+    public let table: String
+    public let key: String
+    public let kind: Kind
+    /// What the config takes, for an integer: Home Assistant's number entity's min and max.
+    public let range: ClosedRange<Int64>?
+    /// The switch it is, for a frame switch (its Home Assistant name is the switch's).
+    public let frameSwitch: FrameSwitch?
+
+    init(_ name: String, table: String, key: String? = nil, _ kind: Kind, range: ClosedRange<Int64>? = nil,
+         frameSwitch: FrameSwitch? = nil) {
+        rawValue = name; self.table = table; self.key = key ?? name; self.kind = kind
+        self.range = range; self.frameSwitch = frameSwitch
     }
+
+    init(_ s: FrameSwitch) { self.init(s.setting, table: s.table, key: s.key, .boolean, frameSwitch: s) }
+
+    public static let uuid = RemoteSetting("uuid", table: "beacon", .string)
+    public static let major = RemoteSetting("major", table: "beacon", .integer, range: BeaconIdentity.majorRange)
+    public static let minor = RemoteSetting("minor", table: "beacon", .integer, range: BeaconIdentity.majorRange)
+    public static let power = RemoteSetting("power", table: "beacon", .integer, range: BeaconIdentity.powerRange)
+    public static let intervalMs = RemoteSetting("interval_ms", table: "bluetooth", .integer, range: BluetoothSettings.intervalRange)
+    /// `beacon.advertising`: the whole beacon on or off air, kept across reboots.
+    public static let advertising = RemoteSetting("advertising", table: "beacon", .boolean)
+
+    /// The beacon's own settings, then the frame switches in the frame table's order.
+    public static let allCases: [RemoteSetting] = [.uuid, .major, .minor, .power, .intervalMs, .advertising]
+        + BeaconFrames.switches.map(RemoteSetting.init)
+
+    public init?(rawValue: String) {
+        guard let s = Self.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
+        self = s
+    }
+
+    public static func == (a: RemoteSetting, b: RemoteSetting) -> Bool { a.rawValue == b.rawValue }
+    public func hash(into h: inout Hasher) { h.combine(rawValue) }
+    public var description: String { rawValue }
+
+    /// The config file's table and key, and the TOML type the value must take.
+    public var configKey: (table: String, key: String, kind: Kind) { (table, key, kind) }
 
     /// The beacon's identity: set one beacon at a time, never by the fleet topic (a fleet of
     /// beacons with one identity cannot be told apart).
