@@ -54,7 +54,7 @@ struct AdvertiserBench {
             case .send(let command, _):
                 let op = type(of: command).opcode, params = command.parameters
                 sent.append((op, params))
-                if !silent { queue += p.replied(answer(op, params), now: 0) }
+                if !silent { queue += p.replied(decodedReply(of: command, answer(op, params)), now: 0) }
             case .event(let e): events.append(e)
             case .log(_, let m): logs.append(m)
             case .closeChannel, .abandonCommands, .disconnect, .startDeadline: break

@@ -147,7 +147,7 @@ final class AdvertiserProcedureTests: XCTestCase {
         b.run(b.p.rotate(now: 1000))
         XCTAssertEqual(b.sent.count, before, "nothing sent beside the probe's command")
         b.silent = false
-        b.run(b.p.replied(.success([0]), now: 1000))
+        b.run(b.p.replied(.success(HCIStatusReply()), now: 1000))
         XCTAssertEqual(b.events.suffix(2), [.probed(nil), .rotated(nil)])
         XCTAssertEqual(b.controller.onAir, [BenchConfigs.payloads(BenchConfigs.three)[1]])
     }

@@ -18,14 +18,14 @@ final class ScanProcedureTests: XCTestCase {
 
     /// LE Read Local Supported Features' return parameters: status, then the feature bits
     /// (bit 12: LE Extended Advertising).
-    func features(extended: Bool) -> [UInt8] { [0, 0, extended ? 0x10 : 0, 0, 0, 0, 0, 0, 0] }
+    func features(extended: Bool) -> any HCIReply { LEFeaturesReply(returnParameters: [0, 0, extended ? 0x10 : 0, 0, 0, 0, 0, 0, 0])! }
 
     /// The bytes of each command the actions send.
     func sent(_ actions: [Action]) -> [[UInt8]] {
         actions.compactMap { if case .send(let c, _, _) = $0 { c.packet } else { nil } }
     }
 
-    func ok(_ p: inout ScanProcedure) -> [Action] { p.replied(.success([0]), generation: p.generation) }
+    func ok(_ p: inout ScanProcedure) -> [Action] { p.replied(.success(HCIStatusReply()), generation: p.generation) }
     func refused(_ p: inout ScanProcedure, _ op: HCIOpcode, _ st: HCIStatus) -> [Action] {
         p.replied(.failure(.status(op, st)), generation: p.generation)
     }
@@ -132,7 +132,7 @@ final class ScanProcedureTests: XCTestCase {
         _ = refused(&p, .leSetScanParameters, disallowed)
         XCTAssertEqual(p.stop(), [.cancelRetry, .abandonCommands, .stopped(nil)])
         XCTAssertEqual(p.retryDue(), [], "a late timer")
-        XCTAssertEqual(p.replied(.success([0]), generation: 1), [])
+        XCTAssertEqual(p.replied(.success(HCIStatusReply()), generation: 1), [])
     }
 
     func testStopDisablesTheFamilyBeingEnabledAndDropsTheEnablesReply() {
@@ -141,7 +141,7 @@ final class ScanProcedureTests: XCTestCase {
         _ = ok(&p)
         XCTAssertEqual(sent(ok(&p)), [legacyOn], "the enable is in flight")
         XCTAssertEqual(p.stop(), [.abandonCommands, .send(LESetScanEnable(false), timeoutMs: ScanProcedure.stopTimeoutMs, generation: 2)])
-        XCTAssertEqual(p.replied(.success([0]), generation: 1), [], "the superseded enable's reply")
+        XCTAssertEqual(p.replied(.success(HCIStatusReply()), generation: 1), [], "the superseded enable's reply")
         XCTAssertNil(p.family)
         XCTAssertEqual(p.replied(.failure(.timeout(.leSetScanEnable)), generation: 2),
                        [.debug("\(HCICommandFailure.timeout(.leSetScanEnable))"), .stopped(.timeout(.leSetScanEnable))])
@@ -177,7 +177,7 @@ final class ScanProcedureTests: XCTestCase {
         _ = p.start(active: false)
         _ = p.opened(nil, generation: p.generation)
         _ = p.powered(nil, generation: p.generation)
-        XCTAssertEqual(p.replied(.success([0x01, 0x02]), generation: p.generation),
+        XCTAssertEqual(p.replied(decodedReply(of: LEReadLocalSupportedFeatures(), .success([0x01, 0x02])), generation: p.generation),
                        [.closeChannel, .started(.shortReply(.leReadLocalFeatures))])
     }
 

@@ -27,12 +27,12 @@ final class CommandChannelTests: ScriptedTestCase {
         var insideSend = false
         var results: [Bool] = []
         insideSend = true
-        ch.send(ReadLocalVersion(), timeoutMs: 1000) { r in
+        ch.sendRaw(ReadLocalVersion(), timeoutMs: 1000) { r in
             XCTAssertFalse(insideSend)
             results.append((try? r.get()) != nil)
             // A command sent from a completion completes on a later turn too.
             insideSend = true
-            ch.send(LEReadLocalSupportedFeatures(), timeoutMs: 1000) { r in
+            ch.sendRaw(LEReadLocalSupportedFeatures(), timeoutMs: 1000) { r in
                 XCTAssertFalse(insideSend)
                 results.append((try? r.get()) != nil)
             }
@@ -46,12 +46,12 @@ final class CommandChannelTests: ScriptedTestCase {
     func testRepliesAreDecodedAsTheCommandsReplyAndAShortOneIsAFailure() throws {
         let c = controller()
         let ch = try channel(c)
-        var version: Result<LocalVersionReply, HCICommandFailure>?
+        var version: Result<any HCIReply, HCICommandFailure>?
         ch.send(ReadLocalVersion(), timeoutMs: 1000, reply: { version = $0 })
         loop.run(atMostMs: 100) { version != nil }
-        XCTAssertEqual(try version?.get(), LocalVersionReply(hciVersion: c.hciVersion, manufacturer: 0x000f))
+        XCTAssertEqual(try version?.get() as? LocalVersionReply, LocalVersionReply(hciVersion: c.hciVersion, manufacturer: 0x000f))
         c.once[.leReadLocalFeatures] = [.returnParameters([0x00, 0x10])]
-        var features: Result<LEFeaturesReply, HCICommandFailure>?
+        var features: Result<any HCIReply, HCICommandFailure>?
         ch.send(LEReadLocalSupportedFeatures(), timeoutMs: 1000, reply: { features = $0 })
         loop.run(atMostMs: 100) { features != nil }
         guard case .failure(let f)? = features else { return XCTFail("\(String(describing: features))") }
@@ -65,7 +65,7 @@ final class CommandChannelTests: ScriptedTestCase {
         c.externalDown()
         var insideSend = true
         var result: Result<[UInt8], HCICommandFailure>?
-        ch.send(ReadLocalVersion(), timeoutMs: 1000) { result = $0; XCTAssertFalse(insideSend) }
+        ch.sendRaw(ReadLocalVersion(), timeoutMs: 1000) { result = $0; XCTAssertFalse(insideSend) }
         insideSend = false
         loop.run(atMostMs: 100) { result != nil }
         guard case .failure(.io(let e))? = result else { return XCTFail("\(String(describing: result))") }
@@ -79,7 +79,7 @@ final class CommandChannelTests: ScriptedTestCase {
         let start = loop.now
         var at: Int64?
         var result: Result<[UInt8], HCICommandFailure>?
-        ch.send(ReadLocalVersion(), timeoutMs: 300) { result = $0; at = self.loop.now - start }
+        ch.sendRaw(ReadLocalVersion(), timeoutMs: 300) { result = $0; at = self.loop.now - start }
         loop.run(forMs: 1000)
         XCTAssertEqual(at, 300)
         XCTAssertEqual(result.map { "\($0)" }, "\(Result<[UInt8], HCICommandFailure>.failure(.timeout(.readLocalVersion)))")
@@ -92,8 +92,8 @@ final class CommandChannelTests: ScriptedTestCase {
         let ch = try channel(c)
         let start = loop.now
         var done: [(String, Int64)] = []
-        ch.send(ReadLocalVersion(), timeoutMs: 300) { r in done.append(((try? r.get()) == nil ? "timeout" : "ok", self.loop.now - start)) }
-        ch.send(LEReadLocalSupportedFeatures(), timeoutMs: 300) { r in done.append(((try? r.get()) == nil ? "fail" : "ok", self.loop.now - start)) }
+        ch.sendRaw(ReadLocalVersion(), timeoutMs: 300) { r in done.append(((try? r.get()) == nil ? "timeout" : "ok", self.loop.now - start)) }
+        ch.sendRaw(LEReadLocalSupportedFeatures(), timeoutMs: 300) { r in done.append(((try? r.get()) == nil ? "fail" : "ok", self.loop.now - start)) }
         XCTAssertEqual(c.log, [.readLocalVersion], "the second waits for the first")
         loop.run(forMs: 1000)
         XCTAssertEqual(done.map(\.0), ["timeout", "ok"])
@@ -106,9 +106,9 @@ final class CommandChannelTests: ScriptedTestCase {
         c.answerDelayMs = 500
         let ch = try channel(c)
         var results: [String] = []
-        ch.send(ReadLocalVersion(), timeoutMs: 300) { r in results.append((try? r.get()) == nil ? "version timeout" : "version ok") }
+        ch.sendRaw(ReadLocalVersion(), timeoutMs: 300) { r in results.append((try? r.get()) == nil ? "version timeout" : "version ok") }
         // Sent after the first timed out; its own answer comes 500 ms after it, the first's late answer at 500.
-        ch.send(LEReadLocalSupportedFeatures(), timeoutMs: 1000) { r in
+        ch.sendRaw(LEReadLocalSupportedFeatures(), timeoutMs: 1000) { r in
             results.append((try? r.get()).map { "features \($0.count)" } ?? "features failed")
         }
         loop.run(forMs: 400)
@@ -125,12 +125,12 @@ final class CommandChannelTests: ScriptedTestCase {
         c.answerDelayMs = 50
         let ch = try channel(c)
         var calls = 0
-        ch.send(ReadLocalVersion(), timeoutMs: 1000) { _ in calls += 1 }
-        ch.send(LEReadLocalSupportedFeatures(), timeoutMs: 1000) { _ in calls += 1 }
+        ch.sendRaw(ReadLocalVersion(), timeoutMs: 1000) { _ in calls += 1 }
+        ch.sendRaw(LEReadLocalSupportedFeatures(), timeoutMs: 1000) { _ in calls += 1 }
         ch.abandonAll()
         XCTAssertTrue(ch.isIdle)
         var after: Result<[UInt8], HCICommandFailure>?
-        ch.send(LEReadNumberOfSupportedAdvertisingSets(), timeoutMs: 1000) { after = $0 }
+        ch.sendRaw(LEReadNumberOfSupportedAdvertisingSets(), timeoutMs: 1000) { after = $0 }
         loop.run(forMs: 2000)
         XCTAssertEqual(calls, 0)
         XCTAssertEqual(try XCTUnwrap(after).get(), [0, 4], "the channel works on after abandoning")
@@ -142,7 +142,7 @@ final class CommandChannelTests: ScriptedTestCase {
         c.answer(.leSetAdvertiseEnable, .commandStatus(.commandDisallowed))
         let ch = try channel(c)
         var result: Result<[UInt8], HCICommandFailure>?
-        ch.send(LESetAdvertiseEnable(true), timeoutMs: 1000) { result = $0 }
+        ch.sendRaw(LESetAdvertiseEnable(true), timeoutMs: 1000) { result = $0 }
         loop.run(atMostMs: 100) { result != nil }
         guard case .failure(.status(let op, let st))? = result else { return XCTFail("\(String(describing: result))") }
         XCTAssertEqual(op, .leSetAdvertiseEnable)
@@ -154,8 +154,8 @@ final class CommandChannelTests: ScriptedTestCase {
         c.answerDelayMs = 100
         let ch = try channel(c)
         var results: [Result<[UInt8], HCICommandFailure>] = []
-        ch.send(ReadLocalVersion(), timeoutMs: 1000) { results.append($0) }
-        ch.send(LEReadLocalSupportedFeatures(), timeoutMs: 1000) { results.append($0) }
+        ch.sendRaw(ReadLocalVersion(), timeoutMs: 1000) { results.append($0) }
+        ch.sendRaw(LEReadLocalSupportedFeatures(), timeoutMs: 1000) { results.append($0) }
         c.unplug()
         loop.run(forMs: 2000)
         XCTAssertEqual(heard.lost, [.noDevice])
@@ -163,7 +163,7 @@ final class CommandChannelTests: ScriptedTestCase {
         XCTAssertTrue(results.allSatisfy { if case .failure(.io(.noDevice)) = $0 { true } else { false } })
         XCTAssertTrue(ch.isClosed)
         var late = false
-        ch.send(ReadLocalVersion(), timeoutMs: 100) { _ in late = true }
+        ch.sendRaw(ReadLocalVersion(), timeoutMs: 100) { _ in late = true }
         loop.run(forMs: 500)
         XCTAssertFalse(late, "nothing completes after close")
     }

@@ -52,20 +52,20 @@ extension AdvertiserProcedure {
         return [.log(.notice, "taking \(adapter) down and up: the kernel re-runs the controller's setup"), .power(up: false)]
     }
 
-    /// A stage's list ended: `failure` (nil: every step done), `reply`: the last command's return parameters.
-    mutating func stageEnded(_ failure: HCICommandFailure?, reply: [UInt8], _ now: Int64) -> [AdvertiserAction] {
+    /// A stage's list ended: `failure` (nil: every step done), `reply`: the last command's, decoded.
+    mutating func stageEnded(_ failure: HCICommandFailure?, reply: (any HCIReply)?, _ now: Int64) -> [AdvertiserAction] {
         switch stage {
         case .idle, .opening, .poweringDown, .poweringUp:
             return []
         case .readingVersion:
             if let failure { return finishArm(.failure(ArmFailure(failure)), now) }
-            guard let v = LocalVersionReply(returnParameters: reply) else { return finishArm(.failure(ArmFailure(.shortReply(.readLocalVersion))), now) }
+            guard let v = reply as? LocalVersionReply else { return finishArm(.failure(ArmFailure(.shortReply(.readLocalVersion))), now) }
             stage = .readingFeatures(v)
             steps = [.send(.fixed(LEReadLocalSupportedFeatures()), Handling())]
             return next(now)
         case .readingFeatures(let v):
             if let failure { return finishArm(.failure(ArmFailure(failure)), now) }
-            guard let f = LEFeaturesReply(returnParameters: reply) else { return finishArm(.failure(ArmFailure(.shortReply(.leReadLocalFeatures))), now) }
+            guard let f = reply as? LEFeaturesReply else { return finishArm(.failure(ArmFailure(.shortReply(.leReadLocalFeatures))), now) }
             let i = ControllerInfo(hciVersion: v.hciVersion, manufacturer: v.manufacturer, leFeatures: f.bits)
             guard i.hasExtendedAdvertising else {
                 info = i
@@ -77,7 +77,7 @@ extension AdvertiserProcedure {
         case .readingSets(var i):
             // The only reply a failure or a short one may miss: the count is for the status and the
             // log, and the sets are tried whatever it says.
-            if failure == nil, let sets = AdvertisingSetCountReply(returnParameters: reply) { i.advertisingSets = sets.count }
+            if failure == nil, let sets = reply as? AdvertisingSetCountReply { i.advertisingSets = sets.count }
             info = i
             // Once per session, before the first arm: sets a previous process left (SIGKILL, a
             // watchdog abort, a config with more frames) are cleared, so none stays beside ours.

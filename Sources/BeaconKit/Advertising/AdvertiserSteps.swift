@@ -79,7 +79,7 @@ extension AdvertiserProcedure {
     }
 
     /// Runs the next step, or ends the stage when none is left (`reply`: the last command's).
-    mutating func next(_ now: Int64, reply: [UInt8] = []) -> [AdvertiserAction] {
+    mutating func next(_ now: Int64, reply: (any HCIReply)? = nil) -> [AdvertiserAction] {
         while !steps.isEmpty {
             switch steps.removeFirst() {
             case .mark(let m): note(m)
@@ -125,8 +125,8 @@ extension AdvertiserProcedure {
         }
     }
 
-    /// The reply to the command in flight: its return parameters (status success), or why not.
-    public mutating func replied(_ result: Result<[UInt8], HCICommandFailure>, now: Int64) -> [AdvertiserAction] {
+    /// The reply to the command in flight (status success), decoded as its command's (`decodedReply`), or why not.
+    public mutating func replied(_ result: Result<any HCIReply, HCICommandFailure>, now: Int64) -> [AdvertiserAction] {
         guard var r = running else { return [] }
         running = nil
         var a: [AdvertiserAction] = []
@@ -176,7 +176,7 @@ extension AdvertiserProcedure {
             }
             if r.handling.bestEffort { return a + next(now) }
             steps = []
-            return a + stageEnded(f, reply: [], now)
+            return a + stageEnded(f, reply: nil, now)
         }
         if let sent = r.sent { controller.apply(type(of: sent).opcode, sent.parameters) }
         if case .parameters(_, _, configured: true) = r.command { effectiveIntervalMs = r.intervalMs }

@@ -4,6 +4,16 @@ public protocol HCIReply: Sendable {
     init?(returnParameters rp: [UInt8])
 }
 
+/// `command`'s reply decoded as its own `Reply` type from what the controller returned: the one
+/// place a reply too short to decode becomes a failure (`.shortReply`), for every procedure.
+public func decodedReply(of command: any HCICommand, _ returned: Result<[UInt8], HCICommandFailure>)
+    -> Result<any HCIReply, HCICommandFailure> {
+    func typed<C: HCICommand>(_: C) -> Result<any HCIReply, HCICommandFailure> {
+        returned.flatMap { rp in C.Reply(returnParameters: rp).map { .success($0) } ?? .failure(.shortReply(C.opcode)) }
+    }
+    return typed(command)
+}
+
 /// The reply of a command that returns nothing but its status.
 public struct HCIStatusReply: HCIReply, Equatable {
     public init() {}

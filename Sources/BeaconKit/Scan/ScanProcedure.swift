@@ -110,17 +110,16 @@ public struct ScanProcedure: Sendable {
     }
 
     /// A command's return parameters (status success) or why it failed.
-    public mutating func replied(_ reply: Result<[UInt8], HCICommandFailure>, generation g: Int) -> [Action] {
+    public mutating func replied(_ reply: Result<any HCIReply, HCICommandFailure>, generation g: Int) -> [Action] {
         guard g == generation else { return [] }
         switch step {
         case .readingFeatures:
-            let rp: [UInt8]
+            let features: UInt64
             switch reply {
-            case .success(let p): rp = p
+            case .success(let r as LEFeaturesReply): features = r.bits
+            case .success: return finishStart(.shortReply(.leReadLocalFeatures))
             case .failure(let f): return finishStart(f)
             }
-            // a reply too short to hold the features is a broken controller, as the advertiser takes it
-            guard let features = LEFeaturesReply(returnParameters: rp)?.bits else { return finishStart(.shortReply(.leReadLocalFeatures)) }
             let hasExtended = ControllerInfo(hciVersion: 0, manufacturer: 0, leFeatures: features).hasExtendedAdvertising
             // Command Disallowed from a controller without extended commands is another
             // program's scan starting in between (not the legacy/extended mixing rule): ask again.
@@ -203,7 +202,7 @@ public struct ScanProcedure: Sendable {
 
     /// Disabling first (parameters cannot change while scanning; disabled already is no failure),
     /// then the parameters, then enabling with duplicates reported.
-    private mutating func advance(_ attempt: Attempt, _ phase: Phase, _ reply: Result<[UInt8], HCICommandFailure>) -> [Action] {
+    private mutating func advance(_ attempt: Attempt, _ phase: Phase, _ reply: Result<any HCIReply, HCICommandFailure>) -> [Action] {
         var actions: [Action] = []
         switch phase {
         case .off:
@@ -269,7 +268,7 @@ public struct ScanProcedure: Sendable {
 
     /// nil on success or on a status in `tolerating` (e.g. Command Disallowed to "disable" when
     /// already disabled: not a failure there), the failure otherwise; both logged at debug level.
-    private func failure(_ reply: Result<[UInt8], HCICommandFailure>, tolerating: [HCIStatus],
+    private func failure(_ reply: Result<any HCIReply, HCICommandFailure>, tolerating: [HCIStatus],
                          _ actions: inout [Action]) -> HCICommandFailure? {
         switch reply {
         case .success:

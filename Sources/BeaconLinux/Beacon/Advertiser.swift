@@ -120,7 +120,7 @@ public final class Advertiser: HCICommandChannelDelegate {
                 let e = lost ?? Errno(EBADF)
                 return later { $0.replied(.failure(.io(e)), now: $1) }
             }
-            c.send(command, timeoutMs: timeoutMs) { [weak self] r in self?.feed { $0.replied(r, now: $1) } }
+            c.send(command, timeoutMs: timeoutMs, reply: { [weak self] r in self?.feed { $0.replied(r, now: $1) } })
         case .disconnect(let address, let random):
             do throws(Errno) {
                 try controller.disconnect(address: address, random: random)

@@ -50,21 +50,19 @@ public final class HCICommandChannel {
 
     public var isIdle: Bool { inFlight == nil && queue.isEmpty }
 
-    /// Queues `command`; `done` runs on a later loop turn with its return parameters (status
-    /// success) or why it failed. Never called after `close()` or `abandonAll()`.
-    public func send(_ command: any HCICommand, timeoutMs: Int64, _ done: @escaping Completion) {
+    /// Queues `command`; `done` runs on a later loop turn with its reply, decoded as the command's
+    /// own `Reply` (`decodedReply`: a short one is a failure), or why it failed. Never called after
+    /// `close()` or `abandonAll()`. What the runners use.
+    public func send(_ command: any HCICommand, timeoutMs: Int64, reply done: @escaping (Result<any HCIReply, HCICommandFailure>) -> Void) {
+        sendRaw(command, timeoutMs: timeoutMs) { r in done(decodedReply(of: command, r)) }
+    }
+
+    /// `send` with the return parameters as bytes (status success): the channel's own tests.
+    func sendRaw(_ command: any HCICommand, timeoutMs: Int64, _ done: @escaping Completion) {
         guard !isClosed else { return }
         queue.append(Pending(opcode: type(of: command).opcode, packet: command.packet, parameters: command.parameters,
                              timeoutMs: timeoutMs, done: done))
         pump()
-    }
-
-    /// `send`, with the return parameters decoded as the command's `Reply`.
-    public func send<C: HCICommand>(_ command: C, timeoutMs: Int64,
-                                    reply done: @escaping (Result<C.Reply, HCICommandFailure>) -> Void) {
-        send(command as any HCICommand, timeoutMs: timeoutMs) { r in
-            done(r.flatMap { rp in C.Reply(returnParameters: rp).map { .success($0) } ?? .failure(.shortReply(C.opcode)) })
-        }
     }
 
     /// Forgets everything queued or in flight without completing it: a newer sequence (a re-arm

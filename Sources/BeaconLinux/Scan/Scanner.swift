@@ -72,7 +72,7 @@ public final class Scanner {
     private enum Answer {
         case opened(Errno?, generation: Int)
         case powered(Errno?, generation: Int)
-        case replied(Result<[UInt8], HCICommandFailure>, generation: Int)
+        case replied(Result<any HCIReply, HCICommandFailure>, generation: Int)
         case retryDue
         case event(HCIEvent)
         case lost(Errno)
@@ -230,7 +230,7 @@ public final class Scanner {
             let e = lost ?? Errno(EBADF)
             return loop.post { [answer] in answer(.replied(.failure(.io(e)), generation: g)) }
         }
-        c.send(command, timeoutMs: timeoutMs) { [answer] r in answer(.replied(r, generation: g)) }
+        c.send(command, timeoutMs: timeoutMs, reply: { [answer] r in answer(.replied(r, generation: g)) })
     }
 }
 
