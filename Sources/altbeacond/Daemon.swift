@@ -9,7 +9,12 @@ final class Daemon {
     let configPath: String
     let log = Logger()
     let loop = EventLoop()
-    var control: HCIControlSocket
+    /// Replaced when it breaks (Descriptors.swift); the controllers read the current one.
+    let currentControl: CurrentControlSocket
+    var control: HCIControlSocket {
+        get { currentControl.socket }
+        set { currentControl.socket = newValue }
+    }
     var monitor: HCIMonitorSocket
     var signals: SignalDescriptor
     let notifier = SystemdNotifier()
@@ -23,13 +28,9 @@ final class Daemon {
     /// config.toml's edits, read again once they settle (Reload.swift).
     let edits: ConfigEdits
     var rfkill: RfkillWatcher?
-    /// Changes from afar (Remote.swift).
-    var requests: RequestDirectory?
-    var remoteChanges = RemoteChangeProcedure(startedMs: monotonicMilliseconds())
-    /// Held changes wait on it for the write bucket; the write itself runs on `changeWriter`.
-    let changeTimer: LoopTimer
-    let changeWriter: BlockingCall
-    let identifyTimer: LoopTimer
+    /// Changes from afar (Remote.swift), this daemon their host.
+    lazy var remoteChanges = RemoteChanges(configPath: configPath, requestsPath: runtimeDirectory() + "/requests", loop: loop,
+                                           log: log, host: self)
     let watchdogTimer: LoopTimer
     var reopenTimers: [String: LoopTimer] = [:]
     /// Between SIGTERM (or the last escalation step) and exit.
@@ -38,33 +39,28 @@ final class Daemon {
 
     init(configPath: String, config: BeaconConfig, control: HCIControlSocket, monitor: HCIMonitorSocket,
          signals: SignalDescriptor) {
-        // The closures below name `self.control` and `self.monitor`: the parameters are the first
-        // descriptors only, and a broken one is replaced (Descriptors.swift).
+        // The parameters are the first descriptors only: a broken one is replaced (Descriptors.swift).
         self.configPath = configPath
-        self.control = control
+        let currentControl = CurrentControlSocket(control)
+        self.currentControl = currentControl
         self.monitor = monitor
         self.signals = signals
         edits = ConfigEdits(loop: loop)
         watchdogTimer = loop.makeTimer()
-        identifyTimer = loop.makeTimer()
-        changeTimer = loop.makeTimer()
-        changeWriter = BlockingCall(loop: loop)
         let loop = loop
-        var controlFD: () -> Int32 = { -1 }
         // One for every session: what it gave each adapter is logged once.
         let addressRepair = AddressRepair(loop: loop, log: log)
         sessions = AdapterSessions(config: config, loop: loop, log: log,
                                    board: TelemetrySource()) { index in
-            let c = KernelController(index: index, loop: loop) { controlFD() }
+            let c = KernelController(index: index, loop: loop) { currentControl.socket.fd.rawValue }
             c.addressRepair = addressRepair
             return c
         }
-        controlFD = { [unowned self] in self.control.fd.rawValue }
         loop.observer = self
         sessions.outputs.append(SystemdStatusOutput(notifier: notifier))
         sessions.host = self
-        sessions.gatt = GATTIdentityService(loop: loop, log: log, bluetoothd: BlueZGATTApplication(loop: loop, log: log)) { [unowned self] index in
-            try? self.control.deviceAddress(index: index)
+        sessions.gatt = GATTIdentityService(loop: loop, log: log, bluetoothd: BlueZGATTApplication(loop: loop, log: log)) { index in
+            try? currentControl.socket.deviceAddress(index: index)
         }
     }
 
@@ -83,7 +79,7 @@ final class Daemon {
         watchMonitorFirst()
         watchConfig()
         watchRfkill()
-        watchRequests()
+        remoteChanges.start()
         if let ms = notifier.watchdogIntervalMs { scheduleWatchdogPing(everyMs: ms) }
         sessions.start(bytes: bytes)
         notifier.notify("READY=1\nSTATUS=\(sessions.status.text)")

@@ -44,9 +44,3 @@ extension Daemon: ConfigEditsDelegate {
         }
     }
 }
-
-/// The first line of a message (the diagnostic's headline), by bytes.
-func firstLine(_ s: String) -> String {
-    guard let nl = s.utf8.firstIndex(of: 0x0A) else { return s }
-    return String(s[..<nl])
-}

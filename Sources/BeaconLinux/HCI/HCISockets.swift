@@ -39,6 +39,13 @@ func setEventFilter(_ fd: FileDescriptor, events: [UInt8]) throws(Errno) {
     _ = try syscall { setsockopt(fd.rawValue, SOL_HCI, HCI_FILTER, &f, socklen_t(MemoryLayout<hci_filter>.size)) }
 }
 
+/// The control socket in use: replaced when it breaks (Descriptors.swift), read by whatever needs
+/// it at the moment it does (the controllers' ioctls).
+public final class CurrentControlSocket {
+    public var socket: HCIControlSocket
+    public init(_ socket: HCIControlSocket) { self.socket = socket }
+}
+
 /// The adapter-independent control socket: device ioctls (up, info) and the kernel's device
 /// events (registered, unregistered, up, down) for every controller.
 public final class HCIControlSocket {
