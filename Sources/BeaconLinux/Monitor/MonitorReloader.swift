@@ -1,13 +1,12 @@
 import BeaconKit
-import BeaconLinux
 
 /// monitor.toml edits applied without a restart (issue 38), as the beacon daemon applies
-/// config.toml's (Reload.swift): SIGHUP, or an inotify watch on the file's directory, debounced;
+/// config.toml's (altbeacond/Reload.swift): SIGHUP, or an inotify watch on the file's directory, debounced;
 /// the file read again and validated. A refused file keeps the running configuration and is
 /// said once (FILE:LINE:COL) until it changes; an accepted one goes to the session (the expected
 /// beacons) and the outputs (the node, `[mqtt]`: `MonitorMQTTOutput.reconfigure`). What only a
 /// restart can change (`MonitorConfig.applying`) is said, and waits for one.
-final class MonitorReloader {
+public final class MonitorReloader {
     private let configPath: String
     private let loop: EventLoop
     private let log: Logger
@@ -20,14 +19,17 @@ final class MonitorReloader {
     private var refused: String?
     private var saidWaiting: [String] = []
 
-    init(configPath: String, config: MonitorConfig, session: MonitorSession, mqtt: MonitorMQTTOutput?,
-         metrics: MonitorMetricsOutput?, loop: EventLoop, log: Logger) {
+    /// `hostName`: the machine's name, for the node when monitor.toml names none.
+    private let machineName: () -> String
+
+    public init(configPath: String, config: MonitorConfig, session: MonitorSession, mqtt: MonitorMQTTOutput?,
+                metrics: MonitorMetricsOutput?, loop: EventLoop, log: Logger, hostName: @escaping () -> String = BeaconLinux.hostName) {
         self.configPath = configPath; self.config = config; self.session = session; self.mqtt = mqtt; self.metrics = metrics
-        self.loop = loop; self.log = log
+        self.loop = loop; self.log = log; self.machineName = hostName
         edits = ConfigEdits(loop: loop)
     }
 
-    func watch() {
+    public func watch() {
         do {
             let w = try ConfigWatcher(path: configPath)
             edits.use(w)
@@ -39,9 +41,9 @@ final class MonitorReloader {
     }
 
     /// The file (or its directory) changed: read again once the edits settle.
-    func changed() { edits.changed() }
+    public func changed() { edits.changed() }
 
-    func reload() {
+    public func reload() {
         edits.cancel()
         guard !session.isStopping else { return }
         var parsed: MonitorConfig?
@@ -75,8 +77,8 @@ final class MonitorReloader {
                 }
             }
             guard applied != config else { return }
-            let oldNode = config.node(hostname: hostName())
-            let node = applied.node(hostname: hostName())
+            let oldNode = config.node(hostname: machineName())
+            let node = applied.node(hostname: machineName())
             config = applied
             log.notice("monitor config applied: \(configPath): node \(node)"
                 + (node != oldNode ? " (was \(oldNode))" : "") + "; expecting "
@@ -91,5 +93,5 @@ final class MonitorReloader {
 }
 
 extension MonitorReloader: ConfigEditsDelegate {
-    func configEditsSettled() { reload() }
+    public func configEditsSettled() { reload() }
 }
