@@ -109,7 +109,7 @@ extension ConfigValidator {
     mutating func readBeaconName(_ t: TOMLTable) -> String? {
         guard let (s, p) = string(t, "beacon", "name") else { return nil }
         let n = s.utf8.count
-        if s.unicodeScalars.contains(where: BeaconName.isControl) {
+        if s.unicodeScalars.contains(where: \.isControlCharacter) {
             report("beacon.name must not hold control characters", at: p)
         } else if n > BeaconName.maxBytes {
             report("beacon.name must be at most \(BeaconName.maxBytes) bytes of UTF-8 (what the scan response has room for), or \"\" for none, found \(n)", at: p)

@@ -150,7 +150,7 @@ struct ConfigValidator {
     mutating func readLEDs(_ t: TOMLTable) -> LEDSettings? {
         var chip: String?
         if let (s, p) = string(t, "leds", "chip") {
-            if s.isEmpty || s.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+            if s.isEmpty || s.unicodeScalars.contains(where: \.isControlCharacter) {
                 report("leds.chip must be a chip name (\"gpiochip0\"), path (\"/dev/gpiochip0\") or label (\"pinctrl-bcm2711\")", at: p)
             } else {
                 chip = s
@@ -255,7 +255,7 @@ struct ConfigValidator {
             }
             return .offset(UInt32(v))
         case .string(let s):
-            guard !s.isEmpty, !s.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+            guard !s.isEmpty, !s.unicodeScalars.contains(where: \.isControlCharacter) else {
                 report("leds.\(key) line name must be non-empty text, like \"GPIO17\"", at: e.valuePosition)
                 return nil
             }

@@ -22,14 +22,12 @@ public enum BeaconName {
     /// The scan response for `name`: `<n+1> 09 <name>` (`08`, Shortened Local Name, when it had to
     /// be cut); empty for an empty name (or a hostname that is nothing but control characters).
     public static func scanResponse(_ name: String) -> [UInt8] {
-        let clean = String(String.UnicodeScalarView(name.unicodeScalars.filter { !isControl($0) }))
+        // Control characters (`isControlCharacter`: refused in a configured name) dropped from a hostname.
+        let clean = String(String.UnicodeScalarView(name.unicodeScalars.filter { !$0.isControlCharacter }))
         let (bytes, cut) = fitted(clean)
         guard !bytes.isEmpty else { return [] }
         return [UInt8(bytes.count + 1), cut ? shortenedLocalName : completeLocalName] + bytes
     }
-
-    /// C0 and C1 control characters (and DEL): refused in a configured name, dropped from a hostname.
-    static func isControl(_ s: Unicode.Scalar) -> Bool { s.isControlCharacter }
 }
 
 extension BeaconConfig {

@@ -152,7 +152,7 @@ extension ConfigValidator {
         if out.tls != nil { out.port = MQTTTLSSettings.defaultPort }
         if let v = integer(t, "mqtt", "port", 1...65535) { out.port = UInt16(truncatingIfNeeded: v) }
         if let (s, p) = string(t, "mqtt", "username") {
-            if s.utf8.isEmpty || s.utf8.count > 65535 || s.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+            if s.utf8.isEmpty || s.utf8.count > 65535 || s.unicodeScalars.contains(where: \.isControlCharacter) {
                 report("mqtt.username must be 1 to 65535 bytes without control characters (leave it out to connect anonymously)", at: p)
             } else {
                 out.username = s

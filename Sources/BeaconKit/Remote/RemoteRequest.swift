@@ -66,7 +66,7 @@ public struct RemoteSetting: Hashable, Sendable, CustomStringConvertible {
         let v = trimmed(value)
         switch configKey.kind {
         case .string:
-            guard v.utf8.count <= 64, !v.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f }) else {
+            guard v.utf8.count <= 64, !v.unicodeScalars.contains(where: \.isControlCharacter) else {
                 return .failure(.badValue(self, v))
             }
             var out = "\""

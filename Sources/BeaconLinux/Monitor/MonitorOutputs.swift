@@ -88,7 +88,7 @@ public final class MonitorSystemdOutput: MonitorOutput {
 
 /// The Prometheus text file (`[metrics] textfile`): written on every change and at least every
 /// minute (the writer's refresh reads the status as it is then), failures said once per cause.
-public final class MonitorMetricsOutput: MonitorOutput {
+public final class MonitorMetricsOutput: MonitorOutput, TextFileSource {
     private let file: TextFileWriter
     private let version: String
     /// The node label (monitor.toml edited: the new one).
@@ -106,19 +106,18 @@ public final class MonitorMetricsOutput: MonitorOutput {
 
     public func start(_ source: MonitorStatusSource) {
         self.source = source
-        file.contents = { [weak self] in self?.text() }
-        file.write()
+        file.write(from: self)
     }
 
-    public func show(_ status: MonitorStatus, changes: [TrackerEvent]) { file.write() }
+    public func show(_ status: MonitorStatus, changes: [TrackerEvent]) { file.write(from: self) }
 
     public func stop(_ status: MonitorStatus, _ done: @escaping () -> Void) {
-        file.write()
+        file.write(from: self)
         file.close(remove: false)
         done()
     }
 
-    private func text() -> String? {
+    public func textFileContents() -> String? {
         guard let tracker = source?.status.tracker else { return nil }
         return MonitorExport.prometheus(tracker, version: version, node: node, startWall: startWall, nowWall: wallClockSeconds(),
                                         mqtt: mqtt?())

@@ -8,7 +8,7 @@ import Glibc
 /// change and at least every minute, so a reader can tell a live daemon from a dead one by the
 /// file's own timestamp. A write that fails (full disk, no permission) is said once per cause
 /// and tried again with back-off; the beacon never waits for it.
-public final class StatusFileOutput: StatusOutput {
+public final class StatusFileOutput: StatusOutput, TextFileSource {
     private let file: TextFileWriter
     private let version: String
     private let startTime: Int64
@@ -21,21 +21,29 @@ public final class StatusFileOutput: StatusOutput {
                 render: @escaping (StatusExport) -> String) {
         file = TextFileWriter(path: path, what: what, loop: loop, log: log)
         self.version = version; self.startTime = startTime; self.render = render
-        file.contents = { [unowned self] in
-            last.map { self.render(StatusExport(status: $0, version: self.version, pid: getpid(), startTime: self.startTime, updated: wallClockSeconds())) }
-        }
     }
 
     public func show(_ status: DaemonStatus) {
         last = status
-        file.write()
+        file.write(from: self)
+    }
+
+    public func textFileContents() -> String? {
+        last.map { render(StatusExport(status: $0, version: version, pid: getpid(), startTime: startTime, updated: wallClockSeconds())) }
     }
 
     /// Stops refreshing; with `remove`, the file goes too (the status file: no daemon, no file).
     public func close(remove: Bool) { file.close(remove: remove) }
 }
 
-/// A file rewritten atomically from `contents` on demand (`write()`) and at least every
+/// What a `TextFileWriter` writes: asked at every write, the refreshes and retries too, so that
+/// the file says what is true then (its `updated` time).
+public protocol TextFileSource: AnyObject {
+    /// The file's text now; nil: nothing to write yet.
+    func textFileContents() -> String?
+}
+
+/// A file rewritten atomically from its source on demand (`write(from:)`) and at least every
 /// `refreshMs`; a failed write is said once per cause and tried again with back-off (2 s to 1 min).
 public final class TextFileWriter {
     public static let refreshMs: Int64 = 60_000
@@ -47,8 +55,8 @@ public final class TextFileWriter {
     private let timer: LoopTimer
     private var lastProblem: Errno?
     private var retryDelay = TextFileWriter.retryMs.lowerBound
-    /// What the file holds now; nil: nothing to write yet.
-    public var contents: () -> String? = { nil }
+    /// The last `write(from:)`'s source, asked again at each refresh and retry.
+    private weak var source: TextFileSource?
 
     public init(path: String, what: String, loop: EventLoop, log: Logger) {
         self.path = path; self.what = what; self.log = log
@@ -60,8 +68,13 @@ public final class TextFileWriter {
         if remove { _ = unlink(path) }
     }
 
-    public func write() {
-        guard let text = contents() else { return }
+    public func write(from source: TextFileSource) {
+        self.source = source
+        write()
+    }
+
+    private func write() {
+        guard let text = source?.textFileContents() else { return }
         do throws(Errno) {
             try replaceFile(path, with: Array(text.utf8), mode: 0o644, durability: .running)
             if lastProblem != nil { log.notice("\(what) \(path) written again") }
