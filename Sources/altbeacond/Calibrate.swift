@@ -17,82 +17,39 @@ func calibrateCommand(adapter: String, seconds: UInt32) -> Int32 {
     let loop = EventLoop()
     let log = Logger()
     let scanner = Scanner(control: control, index: index, loop: loop, log: log)
+    let session = CalibrationSession(seconds: seconds, scanner: scanner, loop: loop)
+    loop.watch(signals.fd) {
+        if !signals.read().isEmpty { session.interrupt() }
+    }
+    session.start {
+        writeStandardError("altbeacond: calibrating on \(adapter) for \(seconds) s; keep the beacon 1 m away, in the open\n")
+    }
+    loop.run()
+    scanner.close()
     // The loop outlives everything that holds its timers.
-    return withExtendedLifetime(loop) {
-        CalibrationSession(adapter: adapter, seconds: seconds, scanner: scanner, signals: signals, loop: loop).run()
+    withExtendedLifetime(loop) {}
+    switch session.outcome {
+    case .done: return report(session.calibration, adapter: adapter, seconds: seconds)
+    case .interrupted: return ExitCode.failure
+    case .couldNotStart(let f):
+        writeStandardError("altbeacond: cannot scan on \(adapter): \(f)\n")
+        return f == .permission ? ExitCode.permission : ExitCode.unavailable
+    case .adapterLost(let e):
+        writeStandardError("altbeacond: \(adapter) stopped answering (\(e))\n")
+        return ExitCode.unavailable
     }
 }
 
-/// One calibration: the samples of every report until the time is up, a signal, or the adapter
-/// going away.
-final class CalibrationSession: ScannerDelegate {
-    let adapter: String
-    let seconds: UInt32
-    let scanner: Scanner
-    let signals: SignalDescriptor
-    let loop: EventLoop
-    let timer: LoopTimer
-    var calibration = Calibration()
-    var code = ExitCode.ok
-    var ending = false
-
-    init(adapter: String, seconds: UInt32, scanner: Scanner, signals: SignalDescriptor, loop: EventLoop) {
-        self.adapter = adapter
-        self.seconds = seconds
-        self.scanner = scanner
-        self.signals = signals
-        self.loop = loop
-        timer = loop.makeTimer()
-    }
-
-    func run() -> Int32 {
-        loop.watch(signals.fd) { [unowned self] in
-            if !signals.read().isEmpty { code = ExitCode.failure; end() }
+/// The lines to paste, or why there are none.
+private func report(_ calibration: Calibration, adapter: String, seconds: UInt32) -> Int32 {
+    if calibration.results.isEmpty {
+        if calibration.withoutRSSI > 0 {
+            writeStandardError("altbeacond: \(adapter) reports no RSSI (127, \"not available\", on all \(calibration.withoutRSSI) adverts): it cannot calibrate; use another receiver\n")
+        } else {
+            writeStandardError("altbeacond: no beacon with a power field heard on \(adapter) in \(seconds) s (AltBeacon, iBeacon, Eddystone-UID or -URL)\n")
         }
-        scanner.delegate = self
-        scanner.start { [unowned self] f in
-            if let f {
-                writeStandardError("altbeacond: cannot scan on \(adapter): \(f)\n")
-                code = f == .permission ? ExitCode.permission : ExitCode.unavailable
-                return loop.stop()
-            }
-            writeStandardError("altbeacond: calibrating on \(adapter) for \(seconds) s; keep the beacon 1 m away, in the open\n")
-            timer.schedule(afterMs: Int64(seconds) * 1000) { [unowned self] in end() }
-        }
-        loop.run()
-        scanner.close()
-        guard code == ExitCode.ok else { return code }
-        return report()
+        return ExitCode.failure
     }
-
-    func scanner(_ event: ScannerEvent) {
-        switch event {
-        case .reports(let reports):
-            for r in reports { for s in Sighting.all(in: r, atMs: loop.now) { calibration.record(s) } }
-        case .lost(let e):
-            writeStandardError("altbeacond: \(adapter) stopped answering (\(e))\n")
-            code = ExitCode.unavailable
-            end()
-        }
-    }
-
-    private func end() {
-        guard !ending else { return }
-        ending = true
-        scanner.stop { [loop] _ in loop.stop() }
-        timer.schedule(afterMs: 500) { [loop] in loop.stop() }
-    }
-
-    private func report() -> Int32 {
-        if calibration.results.isEmpty {
-            if calibration.withoutRSSI > 0 {
-                writeStandardError("altbeacond: \(adapter) reports no RSSI (127, \"not available\", on all \(calibration.withoutRSSI) adverts): it cannot calibrate; use another receiver\n")
-            } else {
-                writeStandardError("altbeacond: no beacon with a power field heard on \(adapter) in \(seconds) s (AltBeacon, iBeacon, Eddystone-UID or -URL)\n")
-            }
-            return ExitCode.failure
-        }
-        writeStandardOutput(calibration.report(adapter: adapter, seconds: Int(seconds)))
-        return ExitCode.ok
-    }
+    writeStandardOutput(calibration.report(adapter: adapter, seconds: Int(seconds)))
+    return ExitCode.ok
 }
