@@ -116,7 +116,7 @@ func monitorCommand(configPath: String, once: Bool, timeoutSeconds: UInt32?) -> 
     session.start()
     loop.run()
     session.close()
-    if once { writeStandardOutput(MonitorExport.table(session.tracker, nowMs: loop.now)) }
+    if once { writeStandardOutput(MonitorExport.table(session.tracker, now: loop.now)) }
     switch session.fatalFailure {
     case .permission?: return ExitCode.permission
     case _?: return 3

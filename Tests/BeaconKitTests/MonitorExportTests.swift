@@ -222,15 +222,15 @@ final class MonitorExportTests: XCTestCase {
     }
 
     func testOnceTable() {
-        XCTAssertEqual(MonitorExport.table(tracker(), nowMs: 3000), """
+        XCTAssertEqual(MonitorExport.table(tracker(), now: 3000), """
             NAME   TYPE           STATE   LAST SEEN   RSSI  ADVERTS
             lobby  altbeacon      heard   1.0 s ago  -61.5        2
             hall   eddystone-uid  silent      never      -        0
 
             """)
         var t = tracker()
-        _ = t.tick(nowMs: 12_000)
-        XCTAssertEqual(MonitorExport.table(t, nowMs: 200_000).split(separator: "\n")[1], "lobby  altbeacon      silent  3 min ago     -        2")
+        _ = t.tick(now: 12_000)
+        XCTAssertEqual(MonitorExport.table(t, now: 200_000).split(separator: "\n")[1], "lobby  altbeacon      silent  3 min ago     -        2")
     }
 
     func testDecimal() {

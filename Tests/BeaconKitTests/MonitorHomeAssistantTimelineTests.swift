@@ -81,7 +81,7 @@ final class MonitorHomeAssistantTimelineTests: XCTestCase {
                 }
             }
         }
-        perform(publisher.connected(status(), health: localHealth(atMs: 0), nowMs: 0), 0)
+        perform(publisher.connected(status(), health: localHealth(atMs: 0), now: 0), 0)
         var ms: Int64 = 0
         while ms < killedAtMs {
             ms += 100
@@ -90,13 +90,13 @@ final class MonitorHomeAssistantTimelineTests: XCTestCase {
                 tracker.countAdvert()
                 events += tracker.record(monitorSighting(FrameTests.altbeaconHex, atMs: ms), wallSeconds: 1_764_000_000 + ms / 1000)
             }
-            if let d = tracker.nextDeadlineMs, ms >= d { events += tracker.tick(nowMs: ms) }
+            if let d = tracker.nextDeadlineMs, ms >= d { events += tracker.tick(now: ms) }
             // The status file's and the updater's state file's watchers: a change is published at once.
             publisher.firmware = firmware(atMs: ms)
             let fileChanged = changeTimesS.contains { $0.ms == ms } || ms == daemonKilledAtMs
                 || ms == firmwareInstallingMs || ms == firmwareRolledBackMs
             if !events.isEmpty || fileChanged { perform(publisher.changed(status(), health: localHealth(atMs: ms)), ms) }
-            if let r = nextRefreshMs, ms >= r { perform(publisher.refresh(status(), health: localHealth(atMs: ms), nowMs: ms), ms) }
+            if let r = nextRefreshMs, ms >= r { perform(publisher.refresh(status(), health: localHealth(atMs: ms), now: ms), ms) }
         }
         out.append(Message(ms: willAtMs, topic: "altbeacond/hall.pi/status", payload: "offline", retain: true))
         return out + removal() + ghosts() + twoMonitors()
@@ -128,25 +128,25 @@ final class MonitorHomeAssistantTimelineTests: XCTestCase {
         var tracker = BeaconTracker(expectations: [lobby, hallBeacon], silentAfterMs: 30_000, startMs: 0)
         func status() -> MonitorStatus { MonitorStatus(adapter: "hci0", tracker: tracker, scanning: true, scanProblem: nil) }
         var p = MonitorPublisher(node: "porch", discoveryPrefix: "homeassistant", expectations: [lobby, hallBeacon], version: "0.1.0")
-        perform(p.connected(status(), health: nil, nowMs: ghostsStartMs), ghostsStartMs)
+        perform(p.connected(status(), health: nil, now: ghostsStartMs), ghostsStartMs)
         var ms = ghostsStartMs
         while ms < ghostsEndMs {
             ms += 1000
             if ms == hallRemovedAtMs {
-                tracker = tracker.reconfigured(expectations: [lobby], silentAfterMs: 30_000, nowMs: ms)
+                tracker = tracker.reconfigured(expectations: [lobby], silentAfterMs: 30_000, now: ms)
                 p = p.reconfigured(node: "porch", discoveryPrefix: "homeassistant", expectations: [lobby], control: .off)
-                perform(p.connected(status(), health: nil, nowMs: ms), ms)
+                perform(p.connected(status(), health: nil, now: ms), ms)
             } else if ms == renamedAtMs {
                 perform(p.stopping(), ms)
                 p = p.reconfigured(node: "veranda", discoveryPrefix: "homeassistant", expectations: [lobby], control: .off)
-                perform(p.connected(status(), health: nil, nowMs: ms + 500), ms + 500)
+                perform(p.connected(status(), health: nil, now: ms + 500), ms + 500)
             } else if ms == renamedAtMs + 100_000 {
                 // A restart: what was announced, as the file keeps it.
                 p = MonitorPublisher(node: "veranda", discoveryPrefix: "homeassistant", expectations: [lobby], version: "0.1.0",
                                      announced: p.announced.sorted())
-                perform(p.connected(status(), health: nil, nowMs: ms), ms)
+                perform(p.connected(status(), health: nil, now: ms), ms)
             } else if ms >= next {
-                perform(p.refresh(status(), health: nil, nowMs: ms), ms)
+                perform(p.refresh(status(), health: nil, now: ms), ms)
             }
         }
         out.append(Message(ms: ghostsEndMs, topic: "altbeacond/veranda/status", payload: "offline", retain: true))
@@ -163,7 +163,7 @@ final class MonitorHomeAssistantTimelineTests: XCTestCase {
             let tracker = BeaconTracker(expectations: [e], silentAfterMs: 30_000, startMs: 0)
             var p = MonitorPublisher(node: node, discoveryPrefix: "homeassistant", expectations: [e], version: "0.1.0")
             let status = MonitorStatus(adapter: "hci0", tracker: tracker, scanning: true, scanProblem: nil)
-            for case .publish(let m) in p.connected(status, health: nil, nowMs: atMs) {
+            for case .publish(let m) in p.connected(status, health: nil, now: atMs) {
                 out.append(Message(ms: atMs, topic: m.topic, payload: String(decoding: m.payload, as: UTF8.self), retain: m.retain))
             }
             out.append(Message(ms: 100_000, topic: "altbeacond/\(node)/status", payload: "offline", retain: true))
@@ -189,15 +189,15 @@ final class MonitorHomeAssistantTimelineTests: XCTestCase {
         let status = MonitorStatus(adapter: "hci0", tracker: tracker, scanning: false, scanProblem: "no [expect]")
         var before = MonitorPublisher(node: "attic", discoveryPrefix: "homeassistant", expectations: [], control: .beacon, version: "0.1.0")
         before.machine = LocalMachine(nowS: 1_764_000_125)
-        perform(before.connected(status, health: localHealth(atMs: 0), nowMs: 0), 0)
+        perform(before.connected(status, health: localHealth(atMs: 0), now: 0), 0)
         perform(before.stopping(), 30_000)
         // The next start: no beacon daemon here any more.
         var after = MonitorPublisher(node: "attic", discoveryPrefix: "homeassistant", expectations: [], control: .beacon, version: "0.1.0")
-        perform(after.connected(status, health: nil, nowMs: removalStartMs), removalStartMs)
+        perform(after.connected(status, health: nil, now: removalStartMs), removalStartMs)
         var ms = removalStartMs
         while ms < removalEndMs {
             ms += MonitorPublisher.refreshMs
-            perform(after.refresh(status, health: nil, nowMs: ms), ms)
+            perform(after.refresh(status, health: nil, now: ms), ms)
         }
         out.append(Message(ms: removalEndMs, topic: "altbeacond/attic/status", payload: "offline", retain: true))
         return out

@@ -37,7 +37,7 @@ final class MonitorPublisherTests: XCTestCase {
 
     func testConnectedSaysEverythingRetainedAndSubscribesToTheBirthTopic() throws {
         var p = publisher()
-        let a = p.connected(status(tracker()), health: onAir, nowMs: 0)
+        let a = p.connected(status(tracker()), health: onAir, now: 0)
         XCTAssertEqual(topics(a), ["altbeacond/pi/status"] + legacyTopics + observerTopics + localTopics + discoveryTopics + states)
         XCTAssertEqual(payload(a, "altbeacond/pi/status"), "online")
         XCTAssertEqual(payload(a, "altbeacond/pi/health"), "{\"health\":\"on-air\",\"exit\":0,\"reason\":\"advertising\",\"status\":{\"health\":\"on-air\"}}")
@@ -49,16 +49,16 @@ final class MonitorPublisherTests: XCTestCase {
 
     func testWithoutABeaconDaemonItsDeviceIsLeftOutUntilTheFileAppears() {
         var p = publisher()
-        let a = p.connected(status(tracker()), health: nil, nowMs: 0)
+        let a = p.connected(status(tracker()), health: nil, now: 0)
         XCTAssertEqual(payload(a, observerTopics.last!), "", "the observer's old Beacon health entity is removed")
         for t in localTopics { XCTAssertEqual(payload(a, t), "", "no device: an empty retained config removes each entity") }
         XCTAssertEqual(payload(a, "altbeacond/pi/health"), "")
         XCTAssertNil(payload(a, "altbeacond/pi/beacon"),
                      "not cleared in the burst that removes its entities: HA would render the empty state in each (issue 38)")
         XCTAssertNil(payload(p.changed(status(tracker()), health: nil), "altbeacond/pi/beacon"))
-        XCTAssertEqual(payload(p.refresh(status(tracker()), health: nil, nowMs: 30_000), "altbeacond/pi/beacon"), "",
+        XCTAssertEqual(payload(p.refresh(status(tracker()), health: nil, now: 30_000), "altbeacond/pi/beacon"), "",
                        "cleared at the next refresh, when HA has removed them")
-        XCTAssertNil(payload(p.refresh(status(tracker()), health: nil, nowMs: 60_000), "altbeacond/pi/beacon"), "once")
+        XCTAssertNil(payload(p.refresh(status(tracker()), health: nil, now: 60_000), "altbeacond/pi/beacon"), "once")
         p.machine = LocalMachine(nowS: 1_764_000_100, socTemperatureMilliC: 47_250)
         let later = p.changed(status(tracker()), health: onAir)
         XCTAssertTrue(payload(later, localTopics[0])?.contains("\"On air\"") ?? false, "announced once the file is there")
@@ -76,7 +76,7 @@ final class MonitorPublisherTests: XCTestCase {
     func testChangesGoAtOnceAndEveryStateAtEachRefreshChangedOrNot() {
         var p = publisher()
         var t = tracker()
-        _ = p.connected(status(t), health: nil, nowMs: 0)
+        _ = p.connected(status(t), health: nil, now: 0)
         XCTAssertEqual(p.changed(status(t), health: nil), [], "nothing changed")
         _ = t.record(monitorSighting(FrameTests.altbeaconHex, atMs: 100), wallSeconds: 1_764_000_000)
         let a = p.changed(status(t), health: nil)
@@ -84,22 +84,22 @@ final class MonitorPublisherTests: XCTestCase {
         XCTAssertTrue(payload(a, "altbeacond/pi/beacons/lobby")?.contains("\"heard\":true") ?? false)
         XCTAssertFalse(a.contains { if case .scheduleRefresh = $0 { true } else { false } }, "a change never delays the refresh")
         XCTAssertEqual(topics(p.changed(status(t), health: nil)), [])
-        XCTAssertEqual(topics(p.refresh(status(t), health: nil, nowMs: 30_000)),
+        XCTAssertEqual(topics(p.refresh(status(t), health: nil, now: 30_000)),
                        ["altbeacond/pi/beacons/lobby", "altbeacond/pi/observer", "altbeacond/pi/beacon", "altbeacond/pi/update"],
                        "no beacon daemon: its state and its firmware's cleared at the first refresh, after their entities went")
-        let r = p.refresh(status(t), health: nil, nowMs: 60_000)
+        let r = p.refresh(status(t), health: nil, now: 60_000)
         XCTAssertEqual(topics(r), ["altbeacond/pi/beacons/lobby", "altbeacond/pi/observer"],
                        "unchanged, yet said again: HA's expire_after counts from the last message (no health file: its topics were cleared once)")
-        XCTAssertEqual(topics(p.refresh(status(t), health: onAir, nowMs: 60_000)).suffix(states.count), states)
+        XCTAssertEqual(topics(p.refresh(status(t), health: onAir, now: 60_000)).suffix(states.count), states)
         XCTAssertEqual(r.last, .scheduleRefresh(afterMs: 30_000))
     }
 
     func testTheObserverTopicSaysTheAdapterAndTheAdvertRate() throws {
         var p = publisher()
         var t = tracker()
-        _ = p.connected(status(t), health: nil, nowMs: 0)
+        _ = p.connected(status(t), health: nil, now: 0)
         for _ in 0..<150 { t.countAdvert() }
-        let r = p.refresh(status(t), health: nil, nowMs: 30_000)
+        let r = p.refresh(status(t), health: nil, now: 30_000)
         let v = try XCTUnwrap(JSONValue.parse(Array((payload(r, "altbeacond/pi/observer") ?? "").utf8)))
         XCTAssertEqual(v["adverts_per_s"], .number("5"))
         XCTAssertEqual(v["adverts"]?.integer, 150)
@@ -112,15 +112,15 @@ final class MonitorPublisherTests: XCTestCase {
 
     func testANewSessionSaysItAllAgain() {
         var p = publisher()
-        _ = p.connected(status(tracker()), health: nil, nowMs: 0)
-        XCTAssertEqual(topics(p.connected(status(tracker()), health: nil, nowMs: 1)).count,
+        _ = p.connected(status(tracker()), health: nil, now: 0)
+        XCTAssertEqual(topics(p.connected(status(tracker()), health: nil, now: 1)).count,
                        1 + legacyTopics.count + observerTopics.count + localTopics.count + discoveryTopics.count + states.count - 2,
                        "all but the local beacon's state and its firmware's, cleared at a refresh")
     }
 
     func testBirthMessageForcesDiscoveryAndTopics() throws {
         var p = publisher()
-        _ = p.connected(status(tracker()), health: nil, nowMs: 0)
+        _ = p.connected(status(tracker()), health: nil, now: 0)
         XCTAssertTrue(p.isBirth(try MQTTPublish(topic: "homeassistant/status", payload: Array("online".utf8))))
         XCTAssertFalse(p.isBirth(try MQTTPublish(topic: "homeassistant/status", payload: Array("offline".utf8))))
         XCTAssertFalse(p.isBirth(try MQTTPublish(topic: "other/status", payload: Array("online".utf8))))
@@ -130,11 +130,11 @@ final class MonitorPublisherTests: XCTestCase {
 
     func testControlEntitiesOnlyWithControlOnElseCleared() {
         var off = publisher()
-        let a = off.connected(status(tracker()), health: onAir, nowMs: 0)
+        let a = off.connected(status(tracker()), health: onAir, now: 0)
         for t in controlTopics { XCTAssertEqual(payload(a, t), "", "control off: \(t) cleared like the old beacon_health entity") }
         XCTAssertTrue(payload(a, localTopics[0])?.contains("\"On air\"") ?? false, "the rest of the device stays")
         var on = MonitorPublisher(node: "pi", discoveryPrefix: "homeassistant", expectations: [lobby], control: .beacon)
-        let b = on.connected(status(tracker()), health: nil, nowMs: 0)
+        let b = on.connected(status(tracker()), health: nil, now: 0)
         for t in controlTopics { XCTAssertEqual(payload(b, t), "", "no beacon daemon: nothing to control") }
         let c = on.changed(status(tracker()), health: onAir)
         for t in controlTopics { XCTAssertTrue(payload(c, t)?.contains("\"identifiers\":[\"altbeacond_beacon__pi\"]") ?? false, t) }
@@ -150,7 +150,7 @@ final class MonitorPublisherTests: XCTestCase {
     func testATopicTheCodecRefusesIsReportedNotSent() {
         var p = MonitorPublisher(node: "pi", discoveryPrefix: "homeassistant", expectations: [lobby.with(name: "a+b")])
         let t = BeaconTracker(expectations: [lobby.with(name: "a+b")], silentAfterMs: 30_000, startMs: 0)
-        XCTAssertTrue(p.refresh(status(t), health: nil, nowMs: 0).contains(.cannotPublish(topic: "altbeacond/pi/beacons/a+b")))
+        XCTAssertTrue(p.refresh(status(t), health: nil, now: 0).contains(.cannotPublish(topic: "altbeacond/pi/beacons/a+b")))
     }
 
     /// Issue 38: a change from afar is one event, not retained, even when it repeats the last
@@ -163,7 +163,7 @@ final class MonitorPublisherTests: XCTestCase {
         let topic = "altbeacond/pi/beacon/change"
         var p = MonitorPublisher(node: "pi", discoveryPrefix: "homeassistant", expectations: [lobby], control: .beacon, version: "0.2.0")
         p.machine = LocalMachine(nowS: 1000)
-        let a = p.connected(status(tracker()), health: health(900), nowMs: 0)
+        let a = p.connected(status(tracker()), health: health(900), now: 0)
         XCTAssertNil(payload(a, topic), "made before the monitor looked: not news")
         XCTAssertTrue(payload(a, localTopics[0])?.contains("\"sw_version\":\"0.1.0\"") ?? false, "the daemon's version")
         XCTAssertTrue(payload(a, observerTopics[0])?.contains("\"sw_version\":\"0.2.0\"") ?? false, "the monitor's")
@@ -171,13 +171,13 @@ final class MonitorPublisherTests: XCTestCase {
         let b = p.changed(status(tracker()), health: health(1005))
         XCTAssertEqual(payload(b, topic), "{\"event_type\":\"refused\",\"request\":\"set power 5\",\"origin\":\"o\",\"message\":\"m\",\"time\":1005}")
         for case .publish(let m) in b where m.topic == topic { XCTAssertFalse(m.retain, "HA ignores a retained event anyway") }
-        XCTAssertNil(payload(p.refresh(status(tracker()), health: health(1005), nowMs: 30_000), topic), "once")
-        XCTAssertNil(payload(p.connected(status(tracker()), health: health(1005), nowMs: 40_000), topic), "not again at a new session")
+        XCTAssertNil(payload(p.refresh(status(tracker()), health: health(1005), now: 30_000), topic), "once")
+        XCTAssertNil(payload(p.connected(status(tracker()), health: health(1005), now: 40_000), topic), "not again at a new session")
         XCTAssertNotNil(payload(p.changed(status(tracker()), health: health(1020)), topic), "the same refusal again: a new event")
         let off = MonitorPublisher(node: "pi", discoveryPrefix: "homeassistant", expectations: [lobby])
         var o = off
         o.machine = LocalMachine(nowS: 1000)
-        _ = o.connected(status(tracker()), health: health(900), nowMs: 0)
+        _ = o.connected(status(tracker()), health: health(900), now: 0)
         XCTAssertNil(payload(o.changed(status(tracker()), health: health(1005)), topic), "control off: no event entity")
         // An update: the device's sw_version follows, at once.
         let u = p.changed(status(tracker()), health: health(1020, version: "0.3.0"))

@@ -31,14 +31,14 @@ final class MonitorTrackerTests: XCTestCase {
         XCTAssertEqual(t.states, [expected])
         XCTAssertTrue(t.allHeard)
         XCTAssertEqual(t.nextDeadlineMs, 13_000)
-        XCTAssertEqual(t.tick(nowMs: 12_999), [])
-        XCTAssertEqual(t.tick(nowMs: 13_000), [.silent(name: "lobby", lastSeenWall: wall + 1)])
+        XCTAssertEqual(t.tick(now: 12_999), [])
+        XCTAssertEqual(t.tick(now: 13_000), [.silent(name: "lobby", lastSeenWall: wall + 1)])
         XCTAssertFalse(t.states[0].heard)
         XCTAssertTrue(t.states[0].everHeard)
         XCTAssertNil(t.states[0].rssi, "a silent beacon's RSSI is not known")
         XCTAssertEqual(t.states[0].lastSeenWall, wall + 1, "kept")
         XCTAssertNil(t.nextDeadlineMs, "nothing pending while silent")
-        XCTAssertEqual(t.tick(nowMs: 50_000), [], "silent once")
+        XCTAssertEqual(t.tick(now: 50_000), [], "silent once")
         XCTAssertEqual(t.record(alt(at: 60_000, rssi: -70), wallSeconds: wall + 60), [.heard(name: "lobby", first: false)])
         XCTAssertEqual(t.states[0].rssi, -70, "samples from before the silence are forgotten")
         XCTAssertEqual(t.states[0].adverts, 3)
@@ -47,28 +47,28 @@ final class MonitorTrackerTests: XCTestCase {
 
     func testNeverHeardGoesSilentOnce() {
         var t = BeaconTracker(expectations: [lobby, hall], silentAfterMs: 10_000, startMs: 0)
-        XCTAssertEqual(t.tick(nowMs: 5000), [])
+        XCTAssertEqual(t.tick(now: 5000), [])
         XCTAssertEqual(t.record(alt(at: 5000), wallSeconds: wall), [.heard(name: "lobby", first: true)])
         XCTAssertEqual(t.nextDeadlineMs, 10_000, "hall's start deadline comes first")
-        XCTAssertEqual(t.tick(nowMs: 10_000), [.silent(name: "hall", lastSeenWall: nil)])
+        XCTAssertEqual(t.tick(now: 10_000), [.silent(name: "hall", lastSeenWall: nil)])
         XCTAssertEqual(t.nextDeadlineMs, 15_000, "hall is reported: only lobby's deadline is left")
-        XCTAssertEqual(t.tick(nowMs: 10_001), [])
+        XCTAssertEqual(t.tick(now: 10_001), [])
         XCTAssertFalse(t.allHeard)
-        XCTAssertEqual(t.tick(nowMs: 15_000), [.silent(name: "lobby", lastSeenWall: wall)])
-        XCTAssertEqual(t.tick(nowMs: 99_000), [])
+        XCTAssertEqual(t.tick(now: 15_000), [.silent(name: "lobby", lastSeenWall: wall)])
+        XCTAssertEqual(t.tick(now: 99_000), [])
         XCTAssertEqual(t.record(uid(at: 100_000), wallSeconds: wall + 95), [.heard(name: "hall", first: true)])
         XCTAssertEqual(t.states.map(\.heard), [false, true])
         // Both silent at one tick: events in expectation order.
         XCTAssertEqual(t.record(alt(at: 100_000), wallSeconds: wall + 95), [.heard(name: "lobby", first: false)])
         XCTAssertTrue(t.allHeard)
-        XCTAssertEqual(t.tick(nowMs: 200_000), [.silent(name: "lobby", lastSeenWall: wall + 95), .silent(name: "hall", lastSeenWall: wall + 95)])
+        XCTAssertEqual(t.tick(now: 200_000), [.silent(name: "lobby", lastSeenWall: wall + 95), .silent(name: "hall", lastSeenWall: wall + 95)])
     }
 
     func testHeardBeforeTheStartDeadlineIsNeverReportedSilentFromStart() {
         var t = BeaconTracker(expectations: [lobby], silentAfterMs: 10_000, startMs: 0)
         _ = t.record(alt(at: 9000), wallSeconds: wall)
-        XCTAssertEqual(t.tick(nowMs: 10_000), [])
-        XCTAssertEqual(t.tick(nowMs: 19_000), [.silent(name: "lobby", lastSeenWall: wall)])
+        XCTAssertEqual(t.tick(now: 10_000), [])
+        XCTAssertEqual(t.tick(now: 19_000), [.silent(name: "lobby", lastSeenWall: wall)])
     }
 
     func testOtherSightingsChangeNothing() {
@@ -188,8 +188,8 @@ final class MonitorTrackerTests: XCTestCase {
     func testClockExtremesDoNotTrap() {
         var t = BeaconTracker(expectations: [lobby], silentAfterMs: 10_000, startMs: .max - 5)
         XCTAssertEqual(t.nextDeadlineMs, .max)
-        XCTAssertEqual(t.tick(nowMs: .min), [])
+        XCTAssertEqual(t.tick(now: .min), [])
         _ = t.record(alt(at: .max), wallSeconds: wall)
-        XCTAssertEqual(t.tick(nowMs: .max), [.silent(name: "lobby", lastSeenWall: wall)])
+        XCTAssertEqual(t.tick(now: .max), [.silent(name: "lobby", lastSeenWall: wall)])
     }
 }

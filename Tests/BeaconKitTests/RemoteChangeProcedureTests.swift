@@ -34,17 +34,17 @@ final class RemoteChangeProcedureTests: XCTestCase {
 
         mutating func take(_ requests: [RemoteRequest], issuedMs: Int64? = nil) {
             let batch = requests.map { TakenRequest(name: name(issuedMs: issuedMs), request: .success($0)) }
-            effects += procedure.received(batch, nowMs: nowMs)
+            effects += procedure.received(batch, now: nowMs)
             advance()
         }
 
         /// As Remote.swift: until the procedure waits; a write completes at once.
         mutating func advance() {
             while true {
-                switch procedure.nextStep(nowMs: nowMs) {
+                switch procedure.nextStep(now: nowMs) {
                 case .idle, .wait: return
                 case .plan(let settings):
-                    let (write, e) = procedure.planned(RemoteChangePlan.make(settings, config: file, path: "config.toml"), nowMs: nowMs)
+                    let (write, e) = procedure.planned(RemoteChangePlan.make(settings, config: file, path: "config.toml"), now: nowMs)
                     effects += e
                     if let write {
                         file = write
@@ -60,7 +60,7 @@ final class RemoteChangeProcedureTests: XCTestCase {
 
         /// Lets virtual time pass, waking when the procedure asked to.
         mutating func run(untilMs end: Int64) {
-            while case .wait(let until) = procedure.nextStep(nowMs: nowMs), until <= end {
+            while case .wait(let until) = procedure.nextStep(now: nowMs), until <= end {
                 nowMs = until
                 advance()
             }
@@ -150,7 +150,7 @@ final class RemoteChangeProcedureTests: XCTestCase {
         for p in 30..<40 { rig.take([RemoteRequest(.set(.power, "-\(p)"))]) }
         rig.take([RemoteRequest(.set(.power, "-45"))])
         XCTAssertEqual(rig.writes.count, 10)
-        guard case .wait = rig.procedure.nextStep(nowMs: rig.nowMs) else { return XCTFail("the eleventh waits for the bucket") }
+        guard case .wait = rig.procedure.nextStep(now: rig.nowMs) else { return XCTFail("the eleventh waits for the bucket") }
         rig.take((0..<50).map { _ in RemoteRequest(.restart) })
         XCTAssertNil(rig.restarted, "not within 5 s of the start")
         XCTAssertEqual(rig.writes.count, 10)
@@ -168,20 +168,20 @@ final class RemoteChangeProcedureTests: XCTestCase {
         rig.take([RemoteRequest(.identify, origin: "a"), RemoteRequest(.identify, origin: "b")])
         XCTAssertEqual(rig.effects, [.identify(origin: "b")])
         let bad = TakenRequest(name: "000000000001-1.request", request: .failure(.malformed("\"rm -rf\"")))
-        let effects = rig.procedure.received([bad], nowMs: 2)
+        let effects = rig.procedure.received([bad], now: 2)
         XCTAssertEqual(effects, [.report(request: "000000000001-1.request", origin: "", applied: false, message: "not a change request: \"rm -rf\"")])
     }
 
     func testAFailedWriteIsReportedAndTheSettingIsNotRetriedForEver() {
         var p = RemoteChangeProcedure(startedMs: 0)
-        _ = p.received([TakenRequest(name: "x", request: .success(RemoteRequest(.set(.power, "-40"))))], nowMs: 10)
-        guard case .plan(let s) = p.nextStep(nowMs: 10) else { return XCTFail() }
-        let (write, _) = p.planned(RemoteChangePlan.make(s, config: Array(Self.base.utf8), path: "c"), nowMs: 10)
+        _ = p.received([TakenRequest(name: "x", request: .success(RemoteRequest(.set(.power, "-40"))))], now: 10)
+        guard case .plan(let s) = p.nextStep(now: 10) else { return XCTFail() }
+        let (write, _) = p.planned(RemoteChangePlan.make(s, config: Array(Self.base.utf8), path: "c"), now: 10)
         XCTAssertNotNil(write)
-        XCTAssertEqual(p.nextStep(nowMs: 11), .idle, "one write at a time")
+        XCTAssertEqual(p.nextStep(now: 11), .idle, "one write at a time")
         XCTAssertEqual(p.written(error: "cannot write c: Read-only file system"),
                        [.report(request: "set power -40", origin: "", applied: false, message: "cannot write c: Read-only file system")])
-        XCTAssertEqual(p.nextStep(nowMs: 12), .idle)
+        XCTAssertEqual(p.nextStep(now: 12), .idle)
     }
 
     func testIssuedTimeFromTheName() {

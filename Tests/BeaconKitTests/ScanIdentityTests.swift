@@ -40,7 +40,7 @@ final class ScanIdentityTests: XCTestCase {
                        "new 11:22:33:44:55:66 rssi=-59 name=null distance_m=- proximity=immediate address=11:22:33:44:55:66 type=gatt-identity")
         var table = BeaconTable()
         XCTAssertEqual(table.record(s), .new)
-        let row = table.render(nowMs: 300, title: "t").split(separator: "\n")[2]
+        let row = table.render(now: 300, title: "t").split(separator: "\n")[2]
         XCTAssertEqual(String(row), "gatt-identity  11:22:33:44:55:66                         -      -   -59      -  -              -  immediate    0.3 s  name=null")
     }
 

@@ -116,7 +116,7 @@ final class ScanTests: XCTestCase {
         // The fused beacon: iBeacon and Overflow Area with the same numbers are two rows, iBeacon first.
         var fused = BeaconTable()
         for data in [overflow, ibeacon] { _ = fused.record(try XCTUnwrap(sighting(data, rssi: -59, at: 1000))) }
-        let rows = fused.render(nowMs: 1500, title: "T").split(separator: "\n").map(String.init).dropFirst(2)
+        let rows = fused.render(now: 1500, title: "T").split(separator: "\n").map(String.init).dropFirst(2)
         XCTAssertEqual(rows.map { String($0.prefix(14)) }, ["ibeacon       ", "overflow-area "])
     }
 
@@ -158,7 +158,7 @@ final class ScanTests: XCTestCase {
         for _ in 0..<2000 {
             let n = Int.random(in: 0...40, using: &g)
             for s in Sighting.all(in: report((0..<n).map { _ in UInt8.random(in: 0...255, using: &g) }), atMs: 0) {
-                _ = s.jsonLine; _ = BeaconTable.line("new", s); _ = BeaconTable.cells(s, nowMs: 0)
+                _ = s.jsonLine; _ = BeaconTable.line("new", s); _ = BeaconTable.cells(s, now: 0)
             }
         }
     }
@@ -187,12 +187,12 @@ final class ScanTests: XCTestCase {
         XCTAssertEqual(t.record(sighting(rssi: -63, at: 300, address: [1, 2, 3, 4, 5, 6])), .changed)
         XCTAssertEqual(t.record(sighting(minor: 3, at: 5000)), .new)
         XCTAssertEqual(t.count, 2)
-        XCTAssertEqual(t.expire(nowMs: 8000), [])
-        let gone = t.expire(nowMs: 8800)
+        XCTAssertEqual(t.expire(now: 8000), [])
+        let gone = t.expire(now: 8800)
         XCTAssertEqual(gone.map(\.beacon?.minor), [2])
         XCTAssertEqual(t.count, 1)
         XCTAssertEqual(t.nextExpiryMs, 13500)
-        XCTAssertEqual(t.expire(nowMs: 13500).map(\.beacon?.minor), [3])
+        XCTAssertEqual(t.expire(now: 13500).map(\.beacon?.minor), [3])
     }
 
     /// The frames of one beacon are separate rows, keyed by type and IDs; TLM by the sender.
@@ -230,14 +230,14 @@ final class ScanTests: XCTestCase {
         var t = BeaconTable()
         _ = t.record(sighting(minor: 3, rssi: -70, at: 0))
         _ = t.record(sighting(minor: 2, rssi: -59, at: 0))
-        let text = t.render(nowMs: 1500, title: "T")
+        let text = t.render(now: 1500, title: "T")
         let lines = text.split(separator: "\n").map(String.init)
         XCTAssertEqual(lines.count, 4)
         XCTAssertEqual(lines[0], "T")
         XCTAssertEqual(lines[1], "TYPE           ID                                    MAJOR  MINOR  RSSI  POWER  COMPANY   DIST m  PROXIMITY    HEARD  DETAILS")
         XCTAssertEqual(lines[2], "altbeacon      2f234454-cf6d-4a0f-adf2-f4911ba9ffa6      1      2   -59    -59  0x0118      1.01  near         1.5 s  reserved=0")
         XCTAssertTrue(lines[3].contains("     3   -70"), lines[3])
-        XCTAssertTrue(BeaconTable().render(nowMs: 0, title: "T").contains("no beacon heard yet"))
+        XCTAssertTrue(BeaconTable().render(now: 0, title: "T").contains("no beacon heard yet"))
         XCTAssertEqual(BeaconTable.line("new", sighting()),
                        "new 2f234454-cf6d-4a0f-adf2-f4911ba9ffa6 major=1 minor=2 rssi=-59 power=-59 company=0x0118 "
                        + "reserved=0 distance_m=1.01 proximity=near address=11:22:33:44:55:66 type=altbeacon")
@@ -246,7 +246,7 @@ final class ScanTests: XCTestCase {
     func testRenderAndLinesOfEveryFrame() throws {
         var t = BeaconTable()
         for data in [tlm, url, uid, overflow, ibeacon, rig] { _ = t.record(try XCTUnwrap(sighting(data, rssi: -59, at: 1000))) }
-        let lines = t.render(nowMs: 1500, title: "T").split(separator: "\n").map(String.init)
+        let lines = t.render(now: 1500, title: "T").split(separator: "\n").map(String.init)
         XCTAssertEqual(Array(lines.dropFirst(2)), [
             "altbeacon      2f234454-cf6d-4a0f-adf2-f4911ba9ffa6      1      2   -59    -59  0x0118      1.01  near         0.5 s  reserved=0",
             "ibeacon        2f234454-cf6d-4a0f-adf2-f4911ba9ffa6      1      2   -59    -59  -           1.01  near         0.5 s",

@@ -50,17 +50,17 @@ public final class MQTTClientSession {
     }
 
     /// The transport is up: CONNECT goes.
-    public func transportOpened(nowMs: Int64) -> [Action] {
+    public func transportOpened(now nowMs: Int64) -> [Action] {
         guard state == .connecting else { return [] }
         state = .waitingForConnAck
-        return send(.connect(connect), nowMs: nowMs)
+        return send(.connect(connect), now: nowMs)
     }
 
     /// The transport failed or could not be made.
     public func transportFailed(_ why: String) -> [Action] { fail(why) }
 
     /// A packet of the owner's (PUBLISH, SUBSCRIBE): sent while the session is being made or up.
-    public func send(_ packet: MQTTPacket, nowMs: Int64) -> [Action] {
+    public func send(_ packet: MQTTPacket, now nowMs: Int64) -> [Action] {
         guard state == .connected || state == .waitingForConnAck else { return [] }
         lastSentMs = nowMs
         return [.send(packet)]
@@ -68,26 +68,26 @@ public final class MQTTClientSession {
 
     /// DISCONNECT when connected (so the broker does not publish the will); the session is over
     /// without a reason reported: the owner asked for it.
-    public func disconnect(nowMs: Int64) -> [Action] {
-        var out = state == .connected ? send(.disconnect, nowMs: nowMs) : []
+    public func disconnect(now nowMs: Int64) -> [Action] {
+        var out = state == .connected ? send(.disconnect, now: nowMs) : []
         out += end()
         return out
     }
 
     /// Bytes from the broker, as they were read.
-    public func received(_ bytes: [UInt8], nowMs: Int64) -> [Action] {
+    public func received(_ bytes: [UInt8], now nowMs: Int64) -> [Action] {
         guard state == .waitingForConnAck || state == .connected else { return [] }
         reader.append(bytes)
         var out: [Action] = []
         do throws(MQTTWireError) {
-            while state != .closed, let p = try reader.next() { out += received(p, nowMs: nowMs) }
+            while state != .closed, let p = try reader.next() { out += received(p, now: nowMs) }
         } catch {
             out += fail("the broker sent bytes that are not MQTT (\(error))")
         }
         return out
     }
 
-    public func timerFired(_ timer: Timer, nowMs: Int64) -> [Action] {
+    public func timerFired(_ timer: Timer, now nowMs: Int64) -> [Action] {
         switch timer {
         case .connAck:
             guard state == .connecting || state == .waitingForConnAck else { return [] }
@@ -102,14 +102,14 @@ public final class MQTTClientSession {
             // MQTT asks for a packet every keep-alive; our liveness asks for one from the broker.
             // One PINGREQ per silence: the deadline then runs from the last packet received.
             if nowMs - lastSentMs >= keepAliveMs || (!pinged && nowMs - lastReceivedMs >= keepAliveMs) {
-                out += send(.pingReq, nowMs: nowMs)
+                out += send(.pingReq, now: nowMs)
                 pinged = true
             }
-            return out + keepAlive(nowMs: nowMs)
+            return out + keepAlive(now: nowMs)
         }
     }
 
-    private func received(_ p: MQTTPacket, nowMs: Int64) -> [Action] {
+    private func received(_ p: MQTTPacket, now nowMs: Int64) -> [Action] {
         // The server's first packet is CONNACK (3.2): a broker that answers with anything else
         // (a PINGRESP) is not talking MQTT with us, and waiting on would only hide it.
         if state == .waitingForConnAck, p.type != .connAck {
@@ -125,19 +125,19 @@ public final class MQTTClientSession {
                 return fail("the broker refused the connection: \(ack.returnCode)\(hint)")
             }
             state = .connected
-            return [.cancel(.connAck)] + keepAlive(nowMs: nowMs) + [.connected]
+            return [.cancel(.connAck)] + keepAlive(now: nowMs) + [.connected]
         case .publish(let pub):
             guard state == .connected else { return [] }
             // QoS 1 from the broker (a subscription granted more than asked): acknowledged.
             var out: [Action] = []
-            if pub.qos == .atLeastOnce, let id = pub.packetID { out += send(.pubAck(packetID: id), nowMs: nowMs) }
+            if pub.qos == .atLeastOnce, let id = pub.packetID { out += send(.pubAck(packetID: id), now: nowMs) }
             return out + [.received(pub)]
         case .pingResp, .subAck, .unsubAck, .pubAck, .pubComp:
             return []
         case .pubRec(let id):
-            return send(.pubRel(packetID: id), nowMs: nowMs)
+            return send(.pubRel(packetID: id), now: nowMs)
         case .pubRel(let id):
-            return send(.pubComp(packetID: id), nowMs: nowMs)
+            return send(.pubComp(packetID: id), now: nowMs)
         case .connect, .subscribe, .unsubscribe, .pingReq, .disconnect:
             return fail("the broker sent a \(p.type) packet, which only clients send")
         }
@@ -149,7 +149,7 @@ public final class MQTTClientSession {
     /// The next keep-alive check: a keep-alive after the last packet sent, or after the last one
     /// received, or (a PINGREQ unanswered) 1.5 × the keep-alive after it; none for a keep-alive
     /// of 0. A packet received meanwhile only moves what the check finds due.
-    private func keepAlive(nowMs: Int64) -> [Action] {
+    private func keepAlive(now nowMs: Int64) -> [Action] {
         guard connect.keepAlive > 0 else { return [] }
         let next = min(lastSentMs + keepAliveMs, lastReceivedMs + (pinged ? silenceLimitMs : keepAliveMs))
         return [.schedule(.keepAlive, afterMs: max(1, next - nowMs))]

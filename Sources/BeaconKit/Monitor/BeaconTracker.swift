@@ -138,7 +138,7 @@ public struct BeaconTracker: Sendable {
     /// is kept, heard or silent as before; a new one is given `silentAfterMs` from `nowMs` to be
     /// heard, as at a start; the advert count goes on. Silence is judged with the new
     /// `silentAfterMs` from the next `tick`.
-    public func reconfigured(expectations new: [Expectation], silentAfterMs: Int64, nowMs: Int64) -> BeaconTracker {
+    public func reconfigured(expectations new: [Expectation], silentAfterMs: Int64, now nowMs: Int64) -> BeaconTracker {
         var t = BeaconTracker(expectations: new, silentAfterMs: silentAfterMs, startMs: nowMs)
         t.advertsTotal = advertsTotal
         for (i, e) in new.enumerated() {
@@ -251,7 +251,7 @@ public struct BeaconTracker: Sendable {
 
     /// Beacons unheard for `silentAfterMs` go silent (their RSSI is forgotten); a beacon never
     /// heard is reported silent once, `silentAfterMs` after `startMs`.
-    public mutating func tick(nowMs: Int64) -> [TrackerEvent] {
+    public mutating func tick(now nowMs: Int64) -> [TrackerEvent] {
         var events: [TrackerEvent] = []
         for i in states.indices {
             if states[i].heard, let last = states[i].lastSeenMs, reached(nowMs, last) {

@@ -101,7 +101,7 @@ public enum MonitorExport {
 
     /// One row per expected beacon, header first: NAME, TYPE, STATE (heard or silent), LAST SEEN
     /// ("4.2 s ago", "never"), RSSI (trimmed mean, "-" when not known), ADVERTS.
-    public static func table(_ t: BeaconTracker, nowMs: Int64) -> String {
+    public static func table(_ t: BeaconTracker, now nowMs: Int64) -> String {
         let header = ["NAME", "TYPE", "STATE", "LAST SEEN", "RSSI", "ADVERTS"]
         let rightAligned = [false, false, false, true, true, true]
         var rows = [header]

@@ -96,7 +96,7 @@ public struct MonitorPublisher: Sendable {
     /// A new session: whatever the broker kept, said again; the birth topic subscribed; the
     /// discovery of the IDs before the escaping cleared. `health`: the local beacon daemon's
     /// status file judged (`HealthCheck`), nil when there is none.
-    public mutating func connected(_ status: MonitorStatus, health: HealthCheck.Result?, nowMs: Int64) -> [Action] {
+    public mutating func connected(_ status: MonitorStatus, health: HealthCheck.Result?, now nowMs: Int64) -> [Action] {
         published = [:]
         let before = announced
         var out = publish(statusTopic, "online")
@@ -107,7 +107,7 @@ public struct MonitorPublisher: Sendable {
         healthAnnounced = healthAnnounced || health != nil
         noteVersion(health)
         out += discovery(force: false)
-        count(status, nowMs: nowMs)
+        count(status, now: nowMs)
         out += states(status, health: health, force: true, clearsLocal: false)
         // What an earlier run (or configuration) announced and this one does not: its discovery
         // cleared now, its state topics at the next refresh.
@@ -146,8 +146,8 @@ public struct MonitorPublisher: Sendable {
     }
 
     /// The periodic refresh: every state topic, changed or not, and the next refresh.
-    public mutating func refresh(_ status: MonitorStatus, health: HealthCheck.Result?, nowMs: Int64) -> [Action] {
-        count(status, nowMs: nowMs)
+    public mutating func refresh(_ status: MonitorStatus, health: HealthCheck.Result?, now nowMs: Int64) -> [Action] {
+        count(status, now: nowMs)
         var out = announceLocal(health) + states(status, health: health, force: true, clearsLocal: true)
         for t in staleStates where published[t] == nil { out += publish(t, "") }
         staleStates = []
@@ -174,7 +174,7 @@ public struct MonitorPublisher: Sendable {
     /// Stopping: `offline` said ourselves (a clean DISCONNECT does not fire the will).
     public mutating func stopping() -> [Action] { publish(statusTopic, "offline", force: true) + rememberIfChanged() }
 
-    private mutating func count(_ status: MonitorStatus, nowMs: Int64) {
+    private mutating func count(_ status: MonitorStatus, now nowMs: Int64) {
         let total = status.tracker.advertsTotal
         if let last = lastCount, nowMs > last.atMs, total >= last.total {
             advertsPerS = Double(total - last.total) * 1000 / Double(nowMs - last.atMs)

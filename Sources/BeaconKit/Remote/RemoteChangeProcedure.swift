@@ -86,7 +86,7 @@ public struct RemoteChangeProcedure: Sendable {
     }
 
     /// A batch of requests, oldest first.
-    public mutating func received(_ batch: [TakenRequest], nowMs: Int64) -> [RemoteChangeEffect] {
+    public mutating func received(_ batch: [TakenRequest], now nowMs: Int64) -> [RemoteChangeEffect] {
         var effects: [RemoteChangeEffect] = []
         var stale = 0, oldestMs: Int64 = 0
         var identify: String?
@@ -130,7 +130,7 @@ public struct RemoteChangeProcedure: Sendable {
         }
     }
 
-    public func nextStep(nowMs: Int64) -> RemoteChangeStep {
+    public func nextStep(now nowMs: Int64) -> RemoteChangeStep {
         if writing != nil { return .idle }
         let restartAt = startedMs + RemoteChangeLimits.restartAfterMs
         let restartDue = restartAsked != nil && nowMs >= restartAt
@@ -150,7 +150,7 @@ public struct RemoteChangeProcedure: Sendable {
 
     /// The plan for the settings `nextStep` gave. Returns the file to write (the runner then
     /// calls `written`), or nil when there is nothing to write; and what to report now.
-    public mutating func planned(_ plan: RemoteChangePlan, nowMs: Int64) -> (write: [UInt8]?, effects: [RemoteChangeEffect]) {
+    public mutating func planned(_ plan: RemoteChangePlan, now nowMs: Int64) -> (write: [UInt8]?, effects: [RemoteChangeEffect]) {
         var effects: [RemoteChangeEffect] = []
         var changing: [HeldSetting] = []
         for (s, outcome) in plan.outcomes {

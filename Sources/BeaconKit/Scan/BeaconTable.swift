@@ -45,7 +45,7 @@ public struct BeaconTable: Sendable {
     }
 
     /// Drops the beacons unheard for `dropAfterMs`; returns their last sightings, in key order.
-    public mutating func expire(nowMs: Int64) -> [Sighting] {
+    public mutating func expire(now nowMs: Int64) -> [Sighting] {
         let stale = rows.filter { nowMs - $0.value.latest.atMs >= Self.dropAfterMs }.sorted { $0.key < $1.key }
         for (k, _) in stale { rows[k] = nil }
         return stale.map(\.value.latest)
@@ -65,10 +65,10 @@ public struct BeaconTable: Sendable {
 
     /// The table as text, rows sorted by type (in `BeaconFrames.types` order), then ID;
     /// `title` goes on the first line.
-    public func render(nowMs: Int64, title: String) -> String {
+    public func render(now nowMs: Int64, title: String) -> String {
         var out = title + "\n" + Self.format(Self.columns.map(\.title)) + "\n"
         for (_, row) in rows.sorted(by: { $0.key < $1.key }) {
-            out += Self.format(Self.cells(row.latest, nowMs: nowMs)) + "\n"
+            out += Self.format(Self.cells(row.latest, now: nowMs)) + "\n"
         }
         if rows.isEmpty { out += "(no beacon heard yet)\n" }
         return out
@@ -76,7 +76,7 @@ public struct BeaconTable: Sendable {
 
     /// One row: ID is the identifying fields other than major and minor (the UUID, the
     /// namespace and instance, the URL), or the sender's address for TLM.
-    static func cells(_ s: Sighting, nowMs: Int64) -> [String] {
+    static func cells(_ s: Sighting, now nowMs: Int64) -> [String] {
         let fields = s.frame.fields
         func value(_ key: String) -> String { fields.first { $0.key == key }?.value ?? "-" }
         let ids = s.identifyingFields.filter { !columnFields.contains($0.key) }.map(\.text)

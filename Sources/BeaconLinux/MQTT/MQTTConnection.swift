@@ -82,12 +82,12 @@ public final class MQTTConnection {
     /// Sends `packet` (held in the outbox while the socket is backed up; dropped unless the
     /// session is being made or up).
     public func send(_ packet: MQTTPacket) {
-        perform(session?.send(packet, nowMs: loop.now) ?? [])
+        perform(session?.send(packet, now: loop.now) ?? [])
     }
 
     /// DISCONNECT when connected (so the broker does not publish the will), written, then closed.
     public func disconnect() {
-        perform(session?.disconnect(nowMs: loop.now) ?? [])
+        perform(session?.disconnect(now: loop.now) ?? [])
         close()
     }
 
@@ -161,7 +161,7 @@ public final class MQTTConnection {
         let s = StreamSocket(loop: loop, fd: fd, transport: transport, peer: "the broker", delegate: self)
         stream = s
         s.watch()
-        perform(session?.transportOpened(nowMs: loop.now) ?? [])
+        perform(session?.transportOpened(now: loop.now) ?? [])
     }
 
     /// To the socket, unless it is backed up (or packets wait already: they go first).
@@ -179,7 +179,7 @@ public final class MQTTConnection {
     }
 
     private func received(_ bytes: [UInt8]) {
-        perform(session?.received(bytes, nowMs: loop.now) ?? [])
+        perform(session?.received(bytes, now: loop.now) ?? [])
     }
 
     /// Does what the session said, in order; stops when the attempt ends meanwhile (the
@@ -219,7 +219,7 @@ public final class MQTTConnection {
     }
 
     private func timerFired(_ t: MQTTClientSession.Timer) {
-        perform(session?.timerFired(t, nowMs: loop.now) ?? [])
+        perform(session?.timerFired(t, now: loop.now) ?? [])
     }
 }
 

@@ -156,7 +156,7 @@ public final class MonitorMQTTOutput: MonitorOutput, MQTTConnectionDelegate, Res
             firmware.connection(up: true)
             if let status = source?.status {
                 let h = health()
-                perform(publisher.connected(status, health: h, nowMs: loop.now))
+                perform(publisher.connected(status, health: h, now: loop.now))
             }
             // Packet identifier 1 is the publisher's subscription, 2 the clash's, 3 the control
             // topics', 4 the release's and Install's.
@@ -249,7 +249,7 @@ public final class MonitorMQTTOutput: MonitorOutput, MQTTConnectionDelegate, Res
         if let w = statusWatcher, !w.isWatching { _ = try? w.addWatch() }
         guard connection.state == .connected, let status = source?.status else { return }
         let h = health()
-        perform(publisher.refresh(status, health: h, nowMs: loop.now))
+        perform(publisher.refresh(status, health: h, now: loop.now))
     }
 
     /// The local beacon daemon's status file judged as `altbeacond health` does; nil without one.
@@ -317,7 +317,7 @@ public final class MonitorMQTTOutput: MonitorOutput, MQTTConnectionDelegate, Res
         guard reconnects else {
             guard connection.state == .connected, let status = source?.status else { return }
             let h = health()
-            perform(publisher.connected(status, health: h, nowMs: loop.now))
+            perform(publisher.connected(status, health: h, now: loop.now))
             return
         }
         let tlsBefore = settings.tls != nil

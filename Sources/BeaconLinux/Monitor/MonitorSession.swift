@@ -64,7 +64,7 @@ public final class MonitorSession: MonitorStatusSource, MonitorScanEvents {
     public func reconfigure(_ new: MonitorConfig, outputs reconfigureOutputs: () -> Void) {
         guard !isStopping else { return }
         config = new
-        tracker = tracker.reconfigured(expectations: new.expectations, silentAfterMs: Int64(new.silentAfterS) * 1000, nowMs: loop.now)
+        tracker = tracker.reconfigured(expectations: new.expectations, silentAfterMs: Int64(new.silentAfterS) * 1000, now: loop.now)
         deafness = ScanDeafness(rescanS: new.rescanS)
         if scanning { deafness.scanStarted(advertsTotal: tracker.advertsTotal) }
         reconfigureOutputs()
@@ -173,7 +173,7 @@ public final class MonitorSession: MonitorStatusSource, MonitorScanEvents {
     // MARK: changes
 
     private func tick() {
-        handle(tracker.tick(nowMs: loop.now))
+        handle(tracker.tick(now: loop.now))
         guard !isStopping else { return }
         if let next = tracker.nextDeadlineMs {
             tickTimer.schedule(afterMs: max(0, next - loop.now)) { [weak self] in self?.tick() }

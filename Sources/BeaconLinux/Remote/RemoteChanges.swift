@@ -81,7 +81,7 @@ public final class RemoteChanges {
             TakenRequest(name: item.name, request: item.bytes.mapError { RemoteRequestError.malformed("cannot read the request: \($0)") }
                 .flatMap { RemoteRequest.decode($0) })
         }
-        show(procedure.received(taken, nowMs: loop.now))
+        show(procedure.received(taken, now: loop.now))
         // Everything waiting is taken before anything is planned: one write for all of it.
         if more { return loop.post { [unowned self] in take() } }
         advance()
@@ -91,7 +91,7 @@ public final class RemoteChanges {
     func advance() {
         guard !host.isStopping else { return }
         let now = loop.now
-        switch procedure.nextStep(nowMs: now) {
+        switch procedure.nextStep(now: now) {
         case .idle: break
         case .wait(let until):
             timer.schedule(afterMs: max(1, until - now)) { [unowned self] in advance() }
@@ -102,10 +102,10 @@ public final class RemoteChanges {
                 bytes = try readFile(configPath, limit: Self.configSizeLimit)
             } catch {
                 let plan = RemoteChangePlan.refusing(settings, "\(configPath): cannot read config: \(error)")
-                show(procedure.planned(plan, nowMs: now).effects)
+                show(procedure.planned(plan, now: now).effects)
                 return advance()
             }
-            let (write, effects) = procedure.planned(RemoteChangePlan.make(settings, config: bytes, path: configPath), nowMs: now)
+            let (write, effects) = procedure.planned(RemoteChangePlan.make(settings, config: bytes, path: configPath), now: now)
             show(effects)
             guard let write else { return advance() }
             writeConfig(write)

@@ -27,12 +27,12 @@ extension ScanSession {
     /// Every tick: drop beacons unheard for 8.5 s and redraw the live table.
     func tick() {
         let now = listeningMs
-        let gone = table.expire(nowMs: now)
+        let gone = table.expire(now: now)
         if !json && !live { for s in gone { emit(BeaconTable.line("gone", s) + "\n") } }
         if live {
             // The "heard" column ages, so redraw while anything is listed.
             if dirty || !gone.isEmpty || table.count > 0 {
-                emit(Self.clearScreen + table.render(nowMs: now, title: title) + readResults.map { $0.line + "\n" }.joined())
+                emit(Self.clearScreen + table.render(now: now, title: title) + readResults.map { $0.line + "\n" }.joined())
             }
             dirty = false
         }
