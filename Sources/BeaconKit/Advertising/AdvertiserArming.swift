@@ -4,10 +4,10 @@
 extension AdvertiserProcedure {
     /// The channel `.openChannel` asked for is open (nil) or could not be opened.
     public mutating func channelOpened(_ error: Errno?, now: Int64) -> [AdvertiserAction] {
-        guard case .opening = stage else { return [] }
+        guard case .opening = work.stage else { return [] }
         if let error { return finishArm(.failure(ArmFailure(error)), now) }
         channelOpen = true
-        guard case .arm(_, _, let scope, _)? = operation else { return [] }
+        guard case .arm(_, _, let scope, _)? = work.operation else { return [] }
         return prepare(powerCycle: scope == .powerCycle)
     }
 
@@ -21,22 +21,22 @@ extension AdvertiserProcedure {
     /// HCIDEVUP/HCIDEVDOWN returned `error` (nil: done); `randomAddress`: the static random
     /// address to send from now (the address repair may have chosen one during the bring-up).
     public mutating func powered(_ error: Errno?, randomAddress: BluetoothAddress?, now: Int64) -> [AdvertiserAction] {
-        switch stage {
+        switch work.stage {
         case .poweringDown:
             var a: [AdvertiserAction] = []
             if let error { a.append(.log(.warning, "\(adapter) down: \(error)")) }
             // A controller taken down forgets its sets and advertising.
-            armedHandles = []
-            legacyArmed = false
+            armed.handles = []
+            armed.legacy = false
             controller.forget()
-            stage = .poweringUp
+            work.stage = .poweringUp
             return a + [.power(up: true)]
         case .poweringUp:
             if let error, error != .alreadyInProgress { return finishArm(.failure(ArmFailure(error, bringingUp: true)), now) }
             if error == nil { controller.forget() }   // the kernel's setup reset it
             self.randomAddress = randomAddress
-            stage = .readingVersion
-            steps = [.send(.fixed(ReadLocalVersion()), Handling())]
+            work.stage = .readingVersion
+            work.steps = [.send(.fixed(ReadLocalVersion()), Handling())]
             return [.event(.broughtUp)] + next(now)
         default:
             return []
@@ -45,23 +45,23 @@ extension AdvertiserProcedure {
 
     mutating func prepare(powerCycle: Bool) -> [AdvertiserAction] {
         guard powerCycle else {
-            stage = .poweringUp
+            work.stage = .poweringUp
             return [.power(up: true)]
         }
-        stage = .poweringDown
+        work.stage = .poweringDown
         return [.log(.notice, "taking \(adapter) down and up: the kernel re-runs the controller's setup"), .power(up: false)]
     }
 
     /// A stage's list ended: `failure` (nil: every step done), `reply`: the last command's, decoded.
     mutating func stageEnded(_ failure: HCICommandFailure?, reply: (any HCIReply)?, _ now: Int64) -> [AdvertiserAction] {
-        switch stage {
+        switch work.stage {
         case .idle, .opening, .poweringDown, .poweringUp:
             return []
         case .readingVersion:
             if let failure { return finishArm(.failure(ArmFailure(failure)), now) }
             guard let v = reply as? LocalVersionReply else { return finishArm(.failure(ArmFailure(.shortReply(.readLocalVersion))), now) }
-            stage = .readingFeatures(v)
-            steps = [.send(.fixed(LEReadLocalSupportedFeatures()), Handling())]
+            work.stage = .readingFeatures(v)
+            work.steps = [.send(.fixed(LEReadLocalSupportedFeatures()), Handling())]
             return next(now)
         case .readingFeatures(let v):
             if let failure { return finishArm(.failure(ArmFailure(failure)), now) }
@@ -71,8 +71,8 @@ extension AdvertiserProcedure {
                 info = i
                 return configureNow(now)
             }
-            stage = .readingSets(i)
-            steps = [.send(.fixed(LEReadNumberOfSupportedAdvertisingSets()), Handling())]
+            work.stage = .readingSets(i)
+            work.steps = [.send(.fixed(LEReadNumberOfSupportedAdvertisingSets()), Handling())]
             return next(now)
         case .readingSets(var i):
             // The only reply a failure or a short one may miss: the count is for the status and the
@@ -81,15 +81,15 @@ extension AdvertiserProcedure {
             info = i
             // Once per session, before the first arm: sets a previous process left (SIGKILL, a
             // watchdog abort, a config with more frames) are cleared, so none stays beside ours.
-            guard !clearedPrevious else { return configureNow(now) }
+            guard !armed.clearedPrevious else { return configureNow(now) }
             let quiet = Handling(tolerating: [.commandDisallowed, .unknownCommand, .unknownAdvertisingIdentifier])
-            stage = .clearingPrevious
-            steps = [.send(.fixed(LEDisableAllExtendedAdvertising()), quiet), .send(.fixed(LEClearAdvertisingSets()), quiet)]
+            work.stage = .clearingPrevious
+            work.steps = [.send(.fixed(LEDisableAllExtendedAdvertising()), quiet), .send(.fixed(LEClearAdvertisingSets()), quiet)]
             return next(now)
         case .clearingPrevious:
             if failure == nil {
-                clearedPrevious = true
-                armedHandles = []
+                armed.clearedPrevious = true
+                armed.handles = []
             }
             return configureNow(now)
         case .updatingSlots:
@@ -123,17 +123,17 @@ extension AdvertiserProcedure {
     }
 
     mutating func configureNow(_ now: Int64) -> [AdvertiserAction] {
-        guard channelOpen, let info, case .arm(_, _, let scope, let sameFrames)? = operation else { return finishArm(.failure(.missing), now) }
+        guard channelOpen, let info, case .arm(_, _, let scope, let sameFrames)? = work.operation else { return finishArm(.failure(.missing), now) }
         if scope == .data, sameFrames, let plan {
-            stage = .updatingSlots
-            steps = []
+            work.stage = .updatingSlots
+            work.steps = []
             for s in 0..<plan.slotCount {
                 let r = plan.frames(inSlot: s)
-                let f = r.count > 1 ? r.lowerBound + turn % r.count : r.lowerBound
+                let f = r.count > 1 ? r.lowerBound + rotation.turn % r.count : r.lowerBound
                 let h = plan.handle(ofSlot: s)
                 if controller.slot(h)?.data == payload(ofFrame: f, now: now),
                    frames[f].scanResponse.isEmpty || controller.slot(h)?.scanResponse == frames[f].scanResponse { continue }
-                steps += frameSteps(f, h, resend: false)
+                work.steps += frameSteps(f, h, resend: false)
             }
             return next(now)
         }
@@ -142,21 +142,21 @@ extension AdvertiserProcedure {
 
     /// Chooses legacy or extended, then takes what the new plan does not use off air first.
     mutating func configure(_ info: ControllerInfo, _ now: Int64) -> [AdvertiserAction] {
-        guard case .arm(_, let config, _, _)? = operation else { return [] }
+        guard case .arm(_, let config, _, _)? = work.operation else { return [] }
         var a: [AdvertiserAction] = []
-        var wantsExtended = info.hasExtendedAdvertising && (frames.count > 1 || (keepsFamily && lastPlan?.handles != nil))
+        var wantsExtended = info.hasExtendedAdvertising && (frames.count > 1 || (sending.keepsFamily && lastPlan?.handles != nil))
         if config.bluetooth.txPowerDbm != nil {
             if info.hasExtendedAdvertising {
                 wantsExtended = true
-            } else if !warnedTxPower {
-                warnedTxPower = true
+            } else if !warned.txPower {
+                warned.txPower = true
                 a.append(.log(.warning, "tx_power_dbm is ignored: \(config.bluetooth.adapter) has no LE extended advertising (\(info.versionName))"))
             }
         }
-        txPowerDbm = config.bluetooth.txPowerDbm
-        stage = .leaving(toExtended: wantsExtended)
-        steps = leaveSteps(toSets: wantsExtended ? extendedPlan(info).handles ?? [] : nil)
-        if !steps.isEmpty { plan = nil }
+        sending.txPowerDbm = config.bluetooth.txPowerDbm
+        work.stage = .leaving(toExtended: wantsExtended)
+        work.steps = leaveSteps(toSets: wantsExtended ? extendedPlan(info).handles ?? [] : nil)
+        if !work.steps.isEmpty { plan = nil }
         return a + next(now)
     }
 
@@ -170,30 +170,30 @@ extension AdvertiserProcedure {
     /// advertising is disabled when sets take over; else the old frames stay on air beside the
     /// new. Best effort: whatever the controller says, the new setup goes on.
     func leaveSteps(toSets handles: [UInt8]?) -> [Step] {
-        var steps: [Step] = []
-        for h in armedHandles.subtracting(handles ?? []).sorted(by: >) {
-            steps.append(.send(.disable(handle: h), Handling(tolerating: [.commandDisallowed, .unknownAdvertisingIdentifier, .unknownCommand], twice: true, bestEffort: true)))
+        var list: [Step] = []
+        for h in armed.handles.subtracting(handles ?? []).sorted(by: >) {
+            list.append(.send(.disable(handle: h), Handling(tolerating: [.commandDisallowed, .unknownAdvertisingIdentifier, .unknownCommand], twice: true, bestEffort: true)))
             // Forgotten only once the controller says it is gone: a set whose disable or
             // removal failed stays ours to take down (at the next arm, a stop, a move).
-            steps.append(.send(.fixed(LERemoveAdvertisingSet(handle: h)), Handling(tolerating: [.unknownAdvertisingIdentifier], twice: true, bestEffort: true, then: .removedHandle(h))))
+            list.append(.send(.fixed(LERemoveAdvertisingSet(handle: h)), Handling(tolerating: [.unknownAdvertisingIdentifier], twice: true, bestEffort: true, then: .removedHandle(h))))
         }
-        if legacyArmed && handles != nil {
-            steps.append(.send(.disable(handle: nil), Handling(tolerating: [.commandDisallowed], twice: true, bestEffort: true, then: .legacyDisarmed)))
+        if armed.legacy && handles != nil {
+            list.append(.send(.disable(handle: nil), Handling(tolerating: [.commandDisallowed], twice: true, bestEffort: true, then: .legacyDisarmed)))
         }
-        return steps
+        return list
     }
 
     mutating func armLegacy(_ now: Int64, fallback: Bool) -> [AdvertiserAction] {
         let p = AirPlan(handles: nil, frameCount: frames.count)
         let random = chooseOwnAddress()
-        stage = .legacy(p, fallback: fallback)
-        steps = [.send(.disable(handle: nil), Handling(tolerating: [.commandDisallowed]))]
+        work.stage = .legacy(p, fallback: fallback)
+        work.steps = [.send(.disable(handle: nil), Handling(tolerating: [.commandDisallowed]))]
         // Allowed only while advertising is off, hence after the disable.
-        if let random { steps.append(.send(.legacyRandomAddress(random), Handling())) }
-        let first = legacyFirstFrame < frames.count ? legacyFirstFrame : 0
-        steps += [.send(.parameters(handle: nil, frame: first, configured: true), Handling()), .mark(.firstTurn(first))]
-        steps += frameSteps(first, nil)
-        steps += [.mark(.legacyArmed), .send(.enable(handle: nil), Handling(linkAware: true))]
+        if let random { work.steps.append(.send(.legacyRandomAddress(random), Handling())) }
+        let first = rotation.legacyFirstFrame < frames.count ? rotation.legacyFirstFrame : 0
+        work.steps += [.send(.parameters(handle: nil, frame: first, configured: true), Handling()), .mark(.firstTurn(first))]
+        work.steps += frameSteps(first, nil)
+        work.steps += [.mark(.legacyArmed), .send(.enable(handle: nil), Handling(linkAware: true))]
         return next(now)
     }
 
@@ -201,18 +201,18 @@ extension AdvertiserProcedure {
         guard let info else { return finishArm(.failure(.missing), now) }
         let p = extendedPlan(info)
         let random = chooseOwnAddress()
-        stage = .extended(p, fallback: fallback)
-        steps = [.mark(.firstTurn(0))]
+        work.stage = .extended(p, fallback: fallback)
+        work.steps = [.mark(.firstTurn(0))]
         for s in 0..<p.slotCount {
             guard let h = p.handle(ofSlot: s) else { continue }
             let f = p.frames(inSlot: s).lowerBound
-            steps += [.mark(.armedHandle(h)),
+            work.steps += [.mark(.armedHandle(h)),
                       .send(.disable(handle: h), Handling(tolerating: [.commandDisallowed, .unknownAdvertisingIdentifier])),
                       .send(.parameters(handle: h, frame: f, configured: true), Handling())]
             // A set's random address: after its parameters (which create the set).
-            if let random { steps.append(.send(.fixed(LESetAdvertisingSetRandomAddress(handle: h, random)), Handling())) }
-            steps += frameSteps(f, h)
-            steps.append(.send(.enable(handle: h), Handling(linkAware: true)))
+            if let random { work.steps.append(.send(.fixed(LESetAdvertisingSetRandomAddress(handle: h, random)), Handling())) }
+            work.steps += frameSteps(f, h)
+            work.steps.append(.send(.enable(handle: h), Handling(linkAware: true)))
         }
         return next(now)
     }
@@ -221,17 +221,17 @@ extension AdvertiserProcedure {
     /// scan response into set `h` (legacy: nil): each frame's turn carries its own. A scan response
     /// the controller already holds (the frames of a rotation share the name) is not sent again.
     func frameSteps(_ f: Int, _ h: UInt8?, resend: Bool = true) -> [Step] {
-        var steps: [Step] = [.send(.data(handle: h, frame: f), Handling())]
+        var list: [Step] = [.send(.data(handle: h, frame: f), Handling())]
         let response = frames[f].scanResponse
         if !response.isEmpty && (resend || controller.slot(h)?.scanResponse != response) {
-            steps.append(.send(.scanResponse(handle: h, frame: f), Handling()))
+            list.append(.send(.scanResponse(handle: h, frame: f), Handling()))
         }
-        return steps
+        return list
     }
 
     /// The static random address this arm sends from (nil: the public one), noted in `ownAddress`.
     mutating func chooseOwnAddress() -> BluetoothAddress? {
-        ownAddress = randomAddress == nil ? .public : .random
+        sending.ownAddress = randomAddress == nil ? .public : .random
         return randomAddress
     }
 
@@ -244,10 +244,10 @@ extension AdvertiserProcedure {
     }
 
     mutating func finishArm(_ result: Result<AirSummary, ArmFailure>, _ now: Int64) -> [AdvertiserAction] {
-        guard case .arm(let g, _, _, _)? = operation else { return [] }
-        operation = nil
-        stage = .idle
-        steps = []
+        guard case .arm(let g, _, _, _)? = work.operation else { return [] }
+        work.operation = nil
+        work.stage = .idle
+        work.steps = []
         if case .failure = result { offAir(now) }
         return [.event(.armed(generation: g, result))]
     }

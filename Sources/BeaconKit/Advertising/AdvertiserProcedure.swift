@@ -70,39 +70,62 @@ public struct AdvertiserProcedure {
     public internal(set) var channelOpen = false
 
     var frames: [ConfiguredFrame] = []
-    /// Every set handle configured on this controller and not removed since: what a new plan
-    /// with fewer sets, a stop or an adapter move must take off air, whatever `plan` says.
-    var armedHandles: Set<UInt8> = []
-    /// Legacy advertising may be enabled (we enabled it and did not disable it since).
-    var legacyArmed = false
-    /// Sets of a previous process were cleared (once per session, at its first arm).
-    var clearedPrevious = false
-    /// The frame of the rotating (last) slot that is on air.
-    var turn = 0
-    /// Where a legacy arm starts its rotation: the first frame not on air before it (a frame
-    /// switched on from afar is heard at once, not a whole rotation later), else the first.
-    var legacyFirstFrame = 0
-    /// Probes since the last one that re-sent the scan responses.
-    var probesSinceScanResponse = 0
-    static let scanResponseProbeEvery = 6
-    var warnedTxPower = false
-    var warnedRandomAddress = false
-    /// The arm in progress only left out frames at the end: extended sets stay extended.
-    var keepsFamily = false
-    var wantedIntervalMs: UInt16 = 0
-    var txPowerDbm: Int8?
+    /// What is ours on the controller, beyond `controller`'s model.
+    var armed = Armed()
+    /// Which frame is on air where they take turns.
+    var rotation = Rotation()
+    /// How the frames are sent, as of the last arm.
+    var sending = Sending()
+    /// Warnings said once per process.
+    var warned = Warned()
     /// The static random address to send from (the address repair's), as of the last bring-up.
     var randomAddress: BluetoothAddress?
-    /// What the frames are sent from, chosen at each arm.
-    var ownAddress: OwnAddressType = .public
+    /// The operation in flight, its stage, the steps left in it, and what waits behind it.
+    var work = Work()
 
-    // The operation in flight, its stage, and the steps left in it.
-    var operation: Operation?
-    var stage = Stage.idle
-    var steps: [Step] = []
-    var running: Running?
-    /// Rotations, probes and refreshes asked for while another operation ran.
-    var waiting: [Operation] = []
+    struct Armed {
+        /// Every set handle configured on this controller and not removed since: what a new plan
+        /// with fewer sets, a stop or an adapter move must take off air, whatever `plan` says.
+        var handles: Set<UInt8> = []
+        /// Legacy advertising may be enabled (we enabled it and did not disable it since).
+        var legacy = false
+        /// Sets of a previous process were cleared (once per session, at its first arm).
+        var clearedPrevious = false
+    }
+
+    struct Rotation {
+        /// The frame of the rotating (last) slot that is on air.
+        var turn = 0
+        /// Where a legacy arm starts its rotation: the first frame not on air before it (a frame
+        /// switched on from afar is heard at once, not a whole rotation later), else the first.
+        var legacyFirstFrame = 0
+        /// Probes since the last one that re-sent the scan responses.
+        var probesSinceScanResponse = 0
+    }
+    static let scanResponseProbeEvery = 6
+
+    struct Sending {
+        /// The arm in progress only left out frames at the end: extended sets stay extended.
+        var keepsFamily = false
+        var wantedIntervalMs: UInt16 = 0
+        var txPowerDbm: Int8?
+        /// What the frames are sent from, chosen at each arm.
+        var ownAddress: OwnAddressType = .public
+    }
+
+    struct Warned {
+        var txPower = false
+        var randomAddress = false
+    }
+
+    struct Work {
+        var operation: Operation?
+        var stage = Stage.idle
+        var steps: [Step] = []
+        var running: Running?
+        /// Rotations, probes and refreshes asked for while another operation ran.
+        var waiting: [Operation] = []
+    }
 
     public init(index: UInt16) {
         self.index = index
@@ -176,18 +199,18 @@ public struct AdvertiserProcedure {
         let airFrames = config.airFrames()
         let sameFrames = frames.map(\.name) == airFrames.map(\.name)
         let before = frames.map(\.name)
-        legacyFirstFrame = airFrames.firstIndex { !before.contains($0.name) } ?? 0
+        rotation.legacyFirstFrame = airFrames.firstIndex { !before.contains($0.name) } ?? 0
         // The GATT identity left out while a central is connected: the frames keep the kind of
         // advertising they are on (an edit to fewer frames goes back to legacy commands).
-        keepsFamily = frames.map(\.name) == airFrames.map(\.name) + [GATTIdentity.name]
+        sending.keepsFamily = frames.map(\.name) == airFrames.map(\.name) + [GATTIdentity.name]
         frames = airFrames
-        wantedIntervalMs = config.bluetooth.intervalMs
+        sending.wantedIntervalMs = config.bluetooth.intervalMs
         self.randomAddress = randomAddress
-        operation = .arm(generation: generation, config: config, scope: scope, sameFrames: sameFrames)
+        work.operation = .arm(generation: generation, config: config, scope: scope, sameFrames: sameFrames)
         guard scope >= .full || !channelOpen || info == nil else { return a + configureNow(now) }
         plan = nil
         guard channelOpen else {
-            stage = .opening
+            work.stage = .opening
             return a + [.openChannel]
         }
         a += prepare(powerCycle: scope == .powerCycle)
@@ -216,22 +239,22 @@ public struct AdvertiserProcedure {
             guard let l = links[h] else { continue }
             a += [.event(.releasingCentral(l.address)), .disconnect(address: l.address, random: l.random)]
         }
-        let handles = armedHandles.union(lastPlan?.handles ?? []).sorted(by: >)
+        let handles = armed.handles.union(lastPlan?.handles ?? []).sorted(by: >)
         var commands: [any HCICommand] = []
         for h in handles {
             commands.append(LESetExtendedAdvertisingEnable(false, handle: h))
             commands.append(LERemoveAdvertisingSet(handle: h))
         }
-        if handles.isEmpty || legacyArmed { commands.append(LESetAdvertiseEnable(false)) }
-        operation = .takeDown(deadlineMs: deadlineMs)
-        stage = .takingDown(failures: 0, perCommandMs: perCommandMs)
-        steps = commands.map { .send(.fixed($0), Handling(tolerating: [.commandDisallowed, .unknownAdvertisingIdentifier, .unknownCommand])) }
+        if handles.isEmpty || armed.legacy { commands.append(LESetAdvertiseEnable(false)) }
+        work.operation = .takeDown(deadlineMs: deadlineMs)
+        work.stage = .takingDown(failures: 0, perCommandMs: perCommandMs)
+        work.steps = commands.map { .send(.fixed($0), Handling(tolerating: [.commandDisallowed, .unknownAdvertisingIdentifier, .unknownCommand])) }
         return a + [.startDeadline(ms: deadlineMs)] + next(now)
     }
 
     /// `takeDown`'s deadline passed before the controller answered everything.
     public mutating func deadlinePassed(now: Int64) -> [AdvertiserAction] {
-        guard case .takeDown = operation else { return [] }
+        guard case .takeDown = work.operation else { return [] }
         return finishTakeDown(confirmed: false, now: now)
     }
 
@@ -248,8 +271,8 @@ public struct AdvertiserProcedure {
         channelOpen = false
         info = nil
         plan = nil
-        armedHandles = []
-        legacyArmed = false
+        armed.handles = []
+        armed.legacy = false
         return a
     }
 
@@ -268,11 +291,11 @@ public struct AdvertiserProcedure {
 
     /// Drops the operation in flight and those waiting: their replies are abandoned.
     mutating func supersede() -> [AdvertiserAction] {
-        operation = nil
-        stage = .idle
-        steps = []
-        running = nil
-        waiting = []
+        work.operation = nil
+        work.stage = .idle
+        work.steps = []
+        work.running = nil
+        work.waiting = []
         return channelOpen ? [.abandonCommands] : []
     }
 }

@@ -80,10 +80,10 @@ extension AdvertiserProcedure {
 
     /// Runs the next step, or ends the stage when none is left (`reply`: the last command's).
     mutating func next(_ now: Int64, reply: (any HCIReply)? = nil) -> [AdvertiserAction] {
-        while !steps.isEmpty {
-            switch steps.removeFirst() {
+        while !work.steps.isEmpty {
+            switch work.steps.removeFirst() {
             case .mark(let m): note(m)
-            case .send(let c, let h): return send(Running(command: c, handling: h, intervalMs: wantedIntervalMs), now)
+            case .send(let c, let h): return send(Running(command: c, handling: h, intervalMs: sending.wantedIntervalMs), now)
             }
         }
         return stageEnded(nil, reply: reply, now)
@@ -93,9 +93,9 @@ extension AdvertiserProcedure {
         var r = r
         let command = build(r.command, intervalMs: r.intervalMs, now)
         r.sent = command
-        running = r
+        work.running = r
         let timeout: Int64
-        if case .takingDown(_, let ms) = stage { timeout = ms } else { timeout = commandTimeoutMs }
+        if case .takingDown(_, let ms) = work.stage { timeout = ms } else { timeout = commandTimeoutMs }
         return [.send(command, timeoutMs: timeout)]
     }
 
@@ -105,8 +105,8 @@ extension AdvertiserProcedure {
         case .parameters(let h, let f, let configured):
             let ms = configured ? intervalMs : effectiveIntervalMs
             let pdu = pdu(ofFrame: f)
-            return h.map { LESetExtendedAdvertisingParameters(handle: $0, intervalMs: ms, txPowerDbm: txPowerDbm, pdu: pdu, ownAddress: ownAddress) }
-                ?? LESetAdvertisingParameters(intervalMs: ms, pdu: pdu, ownAddress: ownAddress)
+            return h.map { LESetExtendedAdvertisingParameters(handle: $0, intervalMs: ms, txPowerDbm: sending.txPowerDbm, pdu: pdu, ownAddress: sending.ownAddress) }
+                ?? LESetAdvertisingParameters(intervalMs: ms, pdu: pdu, ownAddress: sending.ownAddress)
         case .legacyRandomAddress(let address): return LESetRandomAddress(address)
         case .data(let h, let f):
             let data = payload(ofFrame: f, now: now)
@@ -127,8 +127,8 @@ extension AdvertiserProcedure {
 
     /// The reply to the command in flight (status success), decoded as its command's (`decodedReply`), or why not.
     public mutating func replied(_ result: Result<any HCIReply, HCICommandFailure>, now: Int64) -> [AdvertiserAction] {
-        guard var r = running else { return [] }
-        running = nil
+        guard var r = work.running else { return [] }
+        work.running = nil
         var a: [AdvertiserAction] = []
         var failure: HCICommandFailure?
         if case .failure(let f) = result { failure = f }
@@ -141,12 +141,12 @@ extension AdvertiserProcedure {
             switch r.command {
             case .parameters(_, _, configured: true)
                 // ADV_SCAN_IND too: the same minimum applies to scannable undirected advertising.
-                where wantedIntervalMs < AdvertisingInterval.legacyNonConnectableMinimumMs && r.intervalMs == wantedIntervalMs
+                where sending.wantedIntervalMs < AdvertisingInterval.legacyNonConnectableMinimumMs && r.intervalMs == sending.wantedIntervalMs
                     && [.invalidParameters, .unsupportedFeature, HCIStatus(rawValue: 0x1e), HCIStatus(rawValue: 0x20)].contains(st):
                 // Bluetooth 4.x controllers refuse non-connectable intervals under 100 ms.
                 let fallback = AdvertisingInterval.legacyNonConnectableMinimumMs
                 if effectiveIntervalMs != fallback {
-                    a.append(.log(.warning, "\(adapter) refused a \(wantedIntervalMs) ms interval (\(st)); advertising every \(fallback) ms instead"))
+                    a.append(.log(.warning, "\(adapter) refused a \(sending.wantedIntervalMs) ms interval (\(st)); advertising every \(fallback) ms instead"))
                 }
                 effectiveIntervalMs = fallback
                 r.intervalMs = fallback
@@ -154,9 +154,9 @@ extension AdvertiserProcedure {
             case .legacyRandomAddress(let address):
                 // Refused while the controller scans or initiates for another program: the frames
                 // go out from the public address rather than not at all; each arm asks again.
-                ownAddress = .public
-                if !warnedRandomAddress {
-                    warnedRandomAddress = true
+                sending.ownAddress = .public
+                if !warned.randomAddress {
+                    warned.randomAddress = true
                     a.append(.log(.warning, "\(adapter) refused its static random address \(address) (\(st)): it is scanning or connecting for another program; advertising from its public address until it allows it"))
                 }
                 return a + next(now)
@@ -169,13 +169,13 @@ extension AdvertiserProcedure {
         }
         if let f = failure {
             a.append(.log(.debug, "\(f)"))
-            if case .takingDown(let failures, let ms) = stage {
+            if case .takingDown(let failures, let ms) = work.stage {
                 a.append(.log(.warning, "\(adapter): could not take advertising off air: \(f)"))
-                stage = .takingDown(failures: failures + 1, perCommandMs: ms)
+                work.stage = .takingDown(failures: failures + 1, perCommandMs: ms)
                 return a + next(now)
             }
             if r.handling.bestEffort { return a + next(now) }
-            steps = []
+            work.steps = []
             return a + stageEnded(f, reply: nil, now)
         }
         if let sent = r.sent { controller.apply(type(of: sent).opcode, sent.parameters) }
@@ -187,11 +187,11 @@ extension AdvertiserProcedure {
 
     mutating func note(_ m: Mark) {
         switch m {
-        case .firstTurn(let t): turn = t
-        case .legacyArmed: legacyArmed = true
-        case .legacyDisarmed: legacyArmed = false
-        case .armedHandle(let h): armedHandles.insert(h)
-        case .removedHandle(let h): armedHandles.remove(h)
+        case .firstTurn(let t): rotation.turn = t
+        case .legacyArmed: armed.legacy = true
+        case .legacyDisarmed: armed.legacy = false
+        case .armedHandle(let h): armed.handles.insert(h)
+        case .removedHandle(let h): armed.handles.remove(h)
         }
     }
 }

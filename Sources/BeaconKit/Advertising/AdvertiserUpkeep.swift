@@ -5,49 +5,49 @@ extension AdvertiserProcedure {
     /// Starts `op` now, or after the operation in flight (a rotation behind a probe: the
     /// controller answers one command at a time anyway).
     mutating func begin(_ op: Operation, _ now: Int64) -> [AdvertiserAction] {
-        guard operation == nil else {
-            waiting.append(op)
+        guard work.operation == nil else {
+            work.waiting.append(op)
             return []
         }
-        operation = op
-        stage = .upkeep
-        steps = []
+        work.operation = op
+        work.stage = .upkeep
+        work.steps = []
         switch op {
         case .rotate:
             guard let plan, plan.rotates, channelOpen else { return finishUpkeep(nil, now) }
             let s = plan.slotCount - 1, r = plan.frames(inSlot: s), h = plan.handle(ofSlot: s)
-            let from = r.lowerBound + turn
-            turn = (turn + 1) % r.count
-            let to = r.lowerBound + turn
+            let from = r.lowerBound + rotation.turn
+            rotation.turn = (rotation.turn + 1) % r.count
+            let to = r.lowerBound + rotation.turn
             guard pdu(ofFrame: from) != pdu(ofFrame: to) else {
-                steps = frameSteps(to, h, resend: false)
+                work.steps = frameSteps(to, h, resend: false)
                 break
             }
             // To or from the GATT identity's turn: the PDU type changes, which only parameters set
             // while advertising is off can do (and a set's scan response only once it is scannable).
             let quiet = Handling(tolerating: [.commandDisallowed])
-            steps = [.send(.disable(handle: h), quiet), .send(.parameters(handle: h, frame: to, configured: false), Handling())]
+            work.steps = [.send(.disable(handle: h), quiet), .send(.parameters(handle: h, frame: to, configured: false), Handling())]
                 + frameSteps(to, h) + [.send(.enable(handle: h), quiet)]
         case .refreshTelemetry:
             guard let plan, channelOpen else { return finishUpkeep(nil, now) }
-            steps = standingTelemetrySlots.flatMap { frameSteps($0, plan.handle(ofSlot: $0), resend: false) }
+            work.steps = standingTelemetrySlots.flatMap { frameSteps($0, plan.handle(ofSlot: $0), resend: false) }
         case .probe:
             guard channelOpen, let plan else { return finishUpkeep(.missing, now) }
             // The scan response only every `scanResponseProbeEvery`-th probe: another program's
             // write of it is seen on the HCI monitor and repaired at once; this is the slow net
             // for one the monitor missed, and a command fewer per probe (a wakeup every 5 s).
-            probesSinceScanResponse = (probesSinceScanResponse + 1) % Self.scanResponseProbeEvery
-            let withScanResponse = probesSinceScanResponse == 0
+            rotation.probesSinceScanResponse = (rotation.probesSinceScanResponse + 1) % Self.scanResponseProbeEvery
+            let withScanResponse = rotation.probesSinceScanResponse == 0
             for s in 0..<plan.slotCount {
                 let h = plan.handle(ofSlot: s)
                 guard let slot = controller.slot(h) else { continue }
-                steps.append(.send(.slotData(handle: h), Handling()))
+                work.steps.append(.send(.slotData(handle: h), Handling()))
                 // The name (or the GATT identity's) answers scan requests again too.
                 if withScanResponse && slot.scannable && !slot.scanResponse.isEmpty {
-                    steps.append(.send(.slotScanResponse(handle: h), Handling()))
+                    work.steps.append(.send(.slotScanResponse(handle: h), Handling()))
                 }
                 // An enable when already enabled may be answered Command Disallowed: not a failure.
-                steps.append(.send(.enable(handle: h), Handling(tolerating: [.commandDisallowed])))
+                work.steps.append(.send(.enable(handle: h), Handling(tolerating: [.commandDisallowed])))
             }
         case .arm, .takeDown:
             break
@@ -56,10 +56,10 @@ extension AdvertiserProcedure {
     }
 
     mutating func finishUpkeep(_ failure: ArmFailure?, _ now: Int64) -> [AdvertiserAction] {
-        let op = operation
-        operation = nil
-        stage = .idle
-        steps = []
+        let op = work.operation
+        work.operation = nil
+        work.stage = .idle
+        work.steps = []
         var a: [AdvertiserAction]
         switch op {
         case .rotate?: a = [.event(.rotated(failure))]
@@ -67,12 +67,12 @@ extension AdvertiserProcedure {
         case .probe?: a = [.event(.probed(failure))]
         default: a = []
         }
-        if !waiting.isEmpty { a += begin(waiting.removeFirst(), now) }
+        if !work.waiting.isEmpty { a += begin(work.waiting.removeFirst(), now) }
         return a
     }
 
     mutating func finishTakeDown(confirmed: Bool, now: Int64) -> [AdvertiserAction] {
-        guard case .takeDown(let deadlineMs)? = operation else { return [] }
+        guard case .takeDown(let deadlineMs)? = work.operation else { return [] }
         var a: [AdvertiserAction] = []
         if !confirmed && deadlineMs > 0 {
             a.append(.log(.warning, "\(adapter): the controller did not confirm advertising off within \(deadlineMs) ms"))

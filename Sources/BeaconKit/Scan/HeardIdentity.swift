@@ -111,12 +111,19 @@ extension BeaconTable {
     }
 }
 
-/// Octets from the air for people: printable ASCII as is, except the backslash; every other octet
-/// (a space, a control, non-ASCII) as `\xNN`, so a plain line stays one `key=value` word.
-public func escapedText(_ bytes: [UInt8]) -> String {
+/// Octets from the air for people (the one sanitizer for them): printable ASCII as is, except the
+/// backslash; every other octet (a control, non-ASCII) as `\xNN`. A space too, so that a plain
+/// line stays one `key=value` word, unless the text goes between quotes (`inQuotes`), where `"`
+/// is escaped instead.
+public func escapedText(_ bytes: [UInt8], inQuotes: Bool = false) -> String {
     var s = ""
     for b in bytes {
-        if b > 0x20, b < 0x7f, b != 0x5c { s.unicodeScalars.append(Unicode.Scalar(b)) } else { s += "\\x" + hexString(CollectionOfOne(b)) }
+        let plain = b > 0x20 || (inQuotes && b == 0x20)
+        if plain, b < 0x7f, b != 0x5c, !(inQuotes && b == 0x22) {
+            s.unicodeScalars.append(Unicode.Scalar(b))
+        } else {
+            s += "\\x" + hexString(CollectionOfOne(b))
+        }
     }
     return s
 }

@@ -22,9 +22,9 @@ public struct IdentityReadReport: Equatable, Sendable {
     /// `identity <address> name=<name> failed: <reason>`; the identifier quoted with `"`, `\`,
     /// controls and non-ASCII octets as `\xNN`, the name as `escapedText` (`null` when unheard).
     public var line: String {
-        let name = "name=" + (self.name.map(escapedText) ?? "null")
+        let name = "name=" + (self.name.map { escapedText($0) } ?? "null")
         switch outcome {
-        case .identifier(let v): return "identity \(address) \"\(Self.quoted(v))\" \(name)"
+        case .identifier(let v): return "identity \(address) \"\(escapedText(v, inQuotes: true))\" \(name)"
         case .failed(let reason): return "identity \(address) \(name) failed: \(Self.printable(reason))"
         }
     }
@@ -39,15 +39,6 @@ public struct IdentityReadReport: Equatable, Sendable {
         }
         s += ",\"name\":" + (name.map { jsonString(jsonText($0)) } ?? "null")
         return s + "}"
-    }
-
-    /// Printable ASCII as is, except `"` and `\`; every other octet as `\xNN`.
-    static func quoted(_ bytes: [UInt8]) -> String {
-        var s = ""
-        for b in bytes {
-            if b >= 0x20, b < 0x7f, b != 0x22, b != 0x5c { s.unicodeScalars.append(Unicode.Scalar(b)) } else { s += "\\x" + hexString(CollectionOfOne(b)) }
-        }
-        return s
     }
 
     /// A reason is our own text, but it may quote bytes from the air: escaped as the terminal
