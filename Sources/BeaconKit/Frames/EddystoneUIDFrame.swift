@@ -2,8 +2,8 @@
 public struct EddystoneUIDFrame: ExpectableFrame, ConfigurableFrame, Equatable {
     public static let traits = FrameTraits(
         name: "eddystone-uid", model: "Google Eddystone-UID", switchedBy: Eddystone.switchedBy,
-        configKeys: ["namespace", "instance", "power_0m"], configHint: "namespace and instance (UID)", identifyingKeys: ["namespace", "instance"],
-        calibrationLine: Eddystone.calibrationLine)
+        configKeys: ["namespace", "instance", "power_0m"], configHint: "namespace and instance (UID)",
+        identifyingKeys: ["namespace", "instance"], calibrationLine: Eddystone.calibrationLine)
     public var namespace: [UInt8]
     public var instance: [UInt8]
     public var power0m: Int8
