@@ -190,7 +190,7 @@ private func checkSighting(_ s: Sighting) {
     if words.count < 3 || words.dropFirst(2).contains(where: { !$0.contains("=") }) { trap("plain line: \(line)") }
     var table = BeaconTable()
     _ = table.record(s)
-    let text = table.render(nowMs: 1000, title: "t") + line
+    let text = table.render(now: 1000, title: "t") + line
     if text.unicodeScalars.contains(where: { ($0.value < 0x20 && $0 != "\n") || ($0.value >= 0x7f && $0.value < 0xa0) }) {
         trap("raw control character in scan output")
     }
