@@ -18,25 +18,18 @@ final class CalibrationSessionTests: XCTestCase {
                           data: AltBeacon.advertisingData(BeaconIdentity(uuid: Array(repeating: 0x2f, count: 16), major: 1, minor: 2)))
     }
 
-    func run(forMs ms: Int64) {
-        let end = loop.now + ms
-        let stop = loop.makeTimer()
-        stop.schedule(afterMs: ms) {}
-        while loop.now < end && !loop.isStopped { loop.runOnce() }
-        withExtendedLifetime(stop) {}
-    }
 
     func testTheSamplesOfTheGivenSecondsThenTheFigures() throws {
         let s = CalibrationSession(seconds: 10, scanner: radio, loop: loop)
         var scanningAt: Int64?
         s.start { scanningAt = self.loop.now }
-        run(forMs: 10)
+        loop.turn(forMs: 10)
         XCTAssertEqual(scanningAt, 0)
         XCTAssertEqual(radio.calls, ["start active=false"], "passive: nothing sent on air")
         for _ in 0..<12 { radio.hear([altbeacon(rssi: -63)]) }
-        run(forMs: 9000)
+        loop.turn(forMs: 9000)
         radio.hear([altbeacon(rssi: -61)])
-        run(forMs: 2000)
+        loop.turn(forMs: 2000)
         XCTAssertTrue(loop.isStopped)
         XCTAssertEqual(radio.calls.last, "stop@10000", "scanning off when the time is up")
         radio.hear([altbeacon(rssi: -20)])   // a late report: not a sample
@@ -49,9 +42,9 @@ final class CalibrationSessionTests: XCTestCase {
     func testASignalEndsItWithoutFigures() {
         let s = CalibrationSession(seconds: 10, scanner: radio, loop: loop)
         s.start {}
-        run(forMs: 1000)
+        loop.turn(forMs: 1000)
         s.interrupt()
-        run(forMs: 1000)
+        loop.turn(forMs: 1000)
         XCTAssertTrue(loop.isStopped)
         XCTAssertEqual(s.outcome, .interrupted)
     }
@@ -59,9 +52,9 @@ final class CalibrationSessionTests: XCTestCase {
     func testALostAdapterAndAFailedStartAreTheOutcome() {
         let s = CalibrationSession(seconds: 10, scanner: radio, loop: loop)
         s.start {}
-        run(forMs: 1000)
+        loop.turn(forMs: 1000)
         radio.delegate?.scanner(.lost(.noDevice))
-        run(forMs: 1000)
+        loop.turn(forMs: 1000)
         XCTAssertEqual(s.outcome, .adapterLost(.noDevice))
 
         setUp()
@@ -69,7 +62,7 @@ final class CalibrationSessionTests: XCTestCase {
         let t = CalibrationSession(seconds: 10, scanner: radio, loop: loop)
         var scanning = false
         t.start { scanning = true }
-        run(forMs: 1000)
+        loop.turn(forMs: 1000)
         XCTAssertTrue(loop.isStopped)
         XCTAssertFalse(scanning)
         XCTAssertEqual(t.outcome, .couldNotStart(.permission))

@@ -101,19 +101,11 @@ final class ScanSessionTests: XCTestCase {
                                  data: AltBeacon.advertisingData(id))
     }
 
-    /// Loop turns for `ms` of virtual time, or until the loop stops.
-    func run(forMs ms: Int64) {
-        let end = loop.now + ms
-        let stop = loop.makeTimer()
-        stop.schedule(afterMs: ms) {}
-        while loop.now < end && !loop.isStopped { loop.runOnce() }
-        withExtendedLifetime(stop) {}
-    }
 
     func testLinesForNewChangedAndGoneFramesThenTheTimeEndsIt() {
         let s = session()
         s.start(timeoutSeconds: 20)
-        run(forMs: 10)
+        loop.turn(forMs: 10)
         XCTAssertEqual(radio.calls, ["start active=false"], "a plain scan is passive: nothing sent on air")
         radio.hear([altbeacon(minor: 7)])
         radio.hear([altbeacon(minor: 7)])
@@ -121,11 +113,11 @@ final class ScanSessionTests: XCTestCase {
         XCTAssertTrue(output.lines[0].hasPrefix("new 2f2f2f2f-"), output.lines[0])
         radio.hear([altbeacon(minor: 7, rssi: -80)])
         XCTAssertTrue(output.lines.last?.hasPrefix("changed ") == true, "\(output.lines)")
-        run(forMs: BeaconTable.dropAfterMs - 600)
+        loop.turn(forMs: BeaconTable.dropAfterMs - 600)
         XCTAssertEqual(output.lines.count, 2, "not gone before 8.5 s unheard")
-        run(forMs: 1200)
+        loop.turn(forMs: 1200)
         XCTAssertTrue(output.lines.last?.hasPrefix("gone ") == true, "\(output.lines)")
-        run(forMs: 60_000)
+        loop.turn(forMs: 60_000)
         XCTAssertTrue(loop.isStopped)
         XCTAssertEqual(s.outcome, .ended)
         XCTAssertEqual(radio.calls.last, "stop@70000", "scanning disabled at the time: 20 s after it started at 50 000")
@@ -134,12 +126,12 @@ final class ScanSessionTests: XCTestCase {
     func testJSONHasALinePerSighting() {
         let s = session(json: true)
         s.start(timeoutSeconds: nil)
-        run(forMs: 10)
+        loop.turn(forMs: 10)
         radio.hear([altbeacon(minor: 7), altbeacon(minor: 7)])
         XCTAssertEqual(output.lines.count, 2)
         XCTAssertTrue(output.lines.allSatisfy { $0.hasPrefix("{") && $0.hasSuffix("}") }, "\(output.lines)")
         s.finish()
-        run(forMs: 1000)
+        loop.turn(forMs: 1000)
         XCTAssertTrue(loop.isStopped)
     }
 
@@ -147,7 +139,7 @@ final class ScanSessionTests: XCTestCase {
         radio.startFailure = .blocked
         let s = session()
         s.start(timeoutSeconds: nil)
-        run(forMs: 1000)
+        loop.turn(forMs: 1000)
         XCTAssertTrue(loop.isStopped)
         XCTAssertEqual(s.outcome, .couldNotStart(.blocked))
         XCTAssertEqual(radio.calls, ["start active=false"], "nothing to disable: it never started")
@@ -156,12 +148,12 @@ final class ScanSessionTests: XCTestCase {
     func testTheAdapterGoingDownEndsTheScanUnavailable() {
         let s = session()
         s.start(timeoutSeconds: nil)
-        run(forMs: 10)
+        loop.turn(forMs: 10)
         events.send(.down, index: 1)
-        run(forMs: 100)
+        loop.turn(forMs: 100)
         XCTAssertFalse(loop.isStopped, "another adapter's event")
         events.send(.down)
-        run(forMs: 100)
+        loop.turn(forMs: 100)
         XCTAssertTrue(loop.isStopped)
         XCTAssertEqual(s.outcome, .adapterLost)
         XCTAssertTrue(logged.contains { $0.hasSuffix("hci0 went down; scan ended") }, "\(logged)")
@@ -171,10 +163,10 @@ final class ScanSessionTests: XCTestCase {
         radio.stopHangs = true
         let s = session()
         s.start(timeoutSeconds: nil)
-        run(forMs: 10)
+        loop.turn(forMs: 10)
         let from = loop.now
         radio.delegate?.scanner(.lost(.noDevice))
-        run(forMs: 5000)
+        loop.turn(forMs: 5000)
         XCTAssertTrue(loop.isStopped)
         XCTAssertEqual(s.outcome, .adapterLost)
         XCTAssertEqual(loop.now - from, ScanSession.stopBoundMs, "ended at the bound without the controller's word")
@@ -184,9 +176,9 @@ final class ScanSessionTests: XCTestCase {
         output.closesAfter = 1
         let s = session()
         s.start(timeoutSeconds: nil)
-        run(forMs: 10)
+        loop.turn(forMs: 10)
         radio.hear([altbeacon(minor: 1), altbeacon(minor: 2)])
-        run(forMs: 1000)
+        loop.turn(forMs: 1000)
         XCTAssertTrue(loop.isStopped)
         XCTAssertEqual(s.outcome, .ended)
         XCTAssertEqual(output.lines.count, 1)
@@ -196,10 +188,10 @@ final class ScanSessionTests: XCTestCase {
         output.isTerminal = true
         let s = session()
         s.start(timeoutSeconds: nil)
-        run(forMs: 10)
+        loop.turn(forMs: 10)
         radio.hear([altbeacon(minor: 7)])
         let before = output.text.count
-        run(forMs: 2 * ScanSession.tickMs)
+        loop.turn(forMs: 2 * ScanSession.tickMs)
         XCTAssertEqual(output.text.count - before, 2, "a redraw per tick while a beacon is listed (its heard column ages)")
         XCTAssertTrue(output.text.last?.hasPrefix(ScanSession.clearScreen + "altbeacond scan on hci0 (legacy passive scan), 1 beacon;") == true,
                       output.text.last ?? "")
@@ -210,7 +202,7 @@ final class ScanSessionTests: XCTestCase {
         events.addressError = .noDevice
         let s = session(readIdentity: true)
         s.start(timeoutSeconds: nil)
-        run(forMs: 1000)
+        loop.turn(forMs: 1000)
         XCTAssertEqual(radio.calls.first, "start active=true", "reading identities scans actively (names are in scan responses)")
         XCTAssertTrue(loop.isStopped)
         XCTAssertEqual(s.outcome, .adapterLost)

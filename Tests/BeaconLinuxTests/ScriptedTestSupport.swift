@@ -72,6 +72,16 @@ extension EventLoop {
     }
 
     /// Runs every turn of the next `ms` virtual milliseconds.
+    /// Turns for `ms` of virtual time, or until a session stops the loop (`stop()`): what a
+    /// command's session does when it ends.
+    func turn(forMs ms: Int64) {
+        let end = now + ms
+        let wake = makeTimer()
+        wake.schedule(afterMs: ms) {}
+        while now < end && !isStopped { runOnce() }
+        withExtendedLifetime(wake) {}
+    }
+
     func run(forMs ms: Int64, file: StaticString = #filePath, line: UInt = #line) {
         let end = now + ms
         run(atMostMs: ms, until: { now >= end }, file: file, line: line)

@@ -33,13 +33,13 @@ public enum BeaconFrames {
 
     /// The frame types identified by a UUID, major and minor (AltBeacon, iBeacon): the status
     /// file's `uuid`, `major` and `minor` name the local beacon's device by them.
-    static var identifiedByBeaconID: [String] {
+    static let identifiedByBeaconID: [String] = {
         types.filter { $0.traits.identifyingKeys == ["uuid", "major", "minor"] }.map { $0.name }
-    }
+    }()
 
     /// The config tables of frame types (not `[beacon]`, whose frame is AltBeacon), each with its
     /// keys: the switches' and every type's `configKeys`, in `types` order.
-    static var configTables: [(name: String, keys: [String])] {
+    static let configTables: [(name: String, keys: [String])] = {
         var out: [(name: String, keys: [String])] = []
         for t in types {
             guard let s = t.traits.switchedBy, s.table != "beacon" else { continue }
@@ -47,7 +47,7 @@ public enum BeaconFrames {
             for k in [s.key] + t.traits.configKeys where !out[i].keys.contains(k) { out[i].keys.append(k) }
         }
         return out
-    }
+    }()
 
     /// Every frame found in a received payload (usually one).
     public static func decode(_ data: ArraySlice<UInt8>) -> [any BeaconFrame] {

@@ -7,9 +7,8 @@
 extension MonitorExport {
     /// The frame switches (the frame table's `BeaconFrames.switches`): the setting, and the status
     /// file's frame names that make it ON.
-    static var frameSwitches: [(setting: RemoteSetting, name: String, frames: [String])] {
+    static let frameSwitches: [(setting: RemoteSetting, name: String, frames: [String])] =
         BeaconFrames.switches.map { (RemoteSetting($0), $0.displayName, BeaconFrames.names(switchedBy: $0)) }
-    }
 
     /// `frame_<setting>`: true when the status file lists the frame as configured (on air or
     /// not), null without a frames list.
