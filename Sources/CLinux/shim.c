@@ -81,3 +81,27 @@ long clinux_recv_from(int fd, void *buf, unsigned long len, struct clinux_source
     }
     return r;
 }
+
+#include <link.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+static int advise_first_object(struct dl_phdr_info *info, size_t size, void *data) {
+    (void)size;
+    int *failed = data;
+    long page = sysconf(_SC_PAGESIZE);
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *p = &info->dlpi_phdr[i];
+        if (p->p_type != PT_LOAD) continue;
+        uintptr_t start = (uintptr_t)(info->dlpi_addr + p->p_vaddr) & ~(uintptr_t)(page - 1);
+        uintptr_t end = (uintptr_t)(info->dlpi_addr + p->p_vaddr + p->p_filesz + page - 1) & ~(uintptr_t)(page - 1);
+        if (end > start && madvise((void *)start, end - start, MADV_RANDOM) != 0) *failed = 1;
+    }
+    return 1;   // the first object is the executable itself; the vDSO is not ours to advise
+}
+
+int clinux_advise_random_image(void) {
+    int failed = 0;
+    dl_iterate_phdr(advise_first_object, &failed);
+    return failed ? -1 : 0;
+}

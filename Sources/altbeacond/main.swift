@@ -19,6 +19,7 @@ enum ExitCode {
 let version = "0.1.0"
 
 func main() -> Int32 {
+    adviseRandomImageReads()
     let argv = Array(CommandLine.arguments.dropFirst())
     switch Arguments.parse(argv) {
     case .failure(let e):

@@ -55,10 +55,10 @@ tbd_wait_log() {
 # tbd_fd_count: open descriptors of the daemon
 tbd_fd_count() { ls "/proc/$TB_DAEMON_PID/fd" | wc -l; }
 # tbd_rss_kb: resident memory of the daemon in KiB
-tbd_rss_kb() { awk '/^VmRSS:/ {print $2}' "/proc/$TB_DAEMON_PID/status"; }
-# tbd_anon_kb: its anonymous resident memory (heap, stacks) in KiB: what a leak grows. VmRSS also
+tbd_rss_kb() { tb_smaps_kb "$TB_DAEMON_PID" Rss; }
+# tbd_anon_kb: its anonymous resident memory (heap, stacks) in KiB: what a leak grows. Rss also
 # counts the static binary's code pages, which grow as new code paths run for the first time.
-tbd_anon_kb() { awk '/^RssAnon:/ {print $2}' "/proc/$TB_DAEMON_PID/status"; }
+tbd_anon_kb() { tb_smaps_kb "$TB_DAEMON_PID" Anonymous; }
 # tbd_ctxsw [PID]: voluntary + nonvoluntary context switches summed over the daemon's threads
 # (its wakeups)
 tbd_ctxsw() {

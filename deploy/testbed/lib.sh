@@ -22,6 +22,12 @@ tb_log() { echo "# [$(tb_now_ms)] $*"; }
 tb_pass() { echo "PASS${1:+: $*}"; exit 0; }
 # tb_fail MSG: prints FAIL: MSG and ends the scenario with status 1
 tb_fail() { echo "FAIL: $*"; exit 1; }
+# tb_smaps_kb PID FIELD: a field of /proc/PID/smaps_rollup in KiB ("Rss", "Anonymous"), counted
+# by walking the page tables. Not /proc/PID/status: before Linux 6.2 its VmRSS, RssAnon and
+# RssFile come from per-task counters folded into the process's only every 64 page faults, so a
+# daemon that went quiet after starting shows up to ~1.4 MiB too little, and a "step" later
+# (docs/benchmarks.md, "True resident memory").
+tb_smaps_kb() { awk -v f="$2:" '$1 == f {print $2; exit}' "/proc/$1/smaps_rollup"; }
 # tb_now_ms: CLOCK_MONOTONIC in ms, the clock the observer stamps reports with
 tb_now_ms() { "$TB_TOOLS/monoms"; }
 # _tb_sleep SECONDS: sleeps without an exec (read -t on a private fifo); execs are slow in the guest

@@ -45,4 +45,9 @@ struct clinux_source {
 int clinux_want_pktinfo(int fd, int family);
 // recvmsg: the datagram's length (or -1, errno) and its source.
 long clinux_recv_from(int fd, void *buf, unsigned long len, struct clinux_source *from);
+
+// madvise(MADV_RANDOM) over this executable's loaded segments: a page of the binary faulted in
+// reads that page only, not the kernel's read-around window, so the neighbouring pages that
+// fault-around maps are the ones already run. 0, or -1 (errno) if a segment refused.
+int clinux_advise_random_image(void);
 #endif

@@ -31,7 +31,7 @@ m1=$(ticks "$mon") b1=$(ticks "$btm") t1=$(tb_now_ms)
 s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", (b - a) / 1000 }')
 sleep 1
 heard=$(grep -c "heard" /tmp/monitor.log)
-rss=$(awk '/^VmRSS/ {print $2}' "/proc/$mon/status") hwm=$(awk '/^VmHWM/ {print $2}' "/proc/$mon/status")
+rss=$(tb_smaps_kb "$mon" Rss) hwm=$(awk '/^VmHWM/ {print $2}' "/proc/$mon/status")
 echo "BENCH advgen $(cat /tmp/advgen.txt)"
 echo "BENCH monitor_cpu_pct $(pct "$m0" "$m1" "$s")"
 echo "BENCH btmon_cpu_pct $(pct "$b0" "$b1" "$s")"
