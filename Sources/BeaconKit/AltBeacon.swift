@@ -16,7 +16,7 @@ public struct BeaconIdentity: Equatable, Sendable {
     public static let defaultPower: Int8 = -59
     public static let defaultCompanyID: UInt16 = 0x0118
     /// What the config, `calibrate` and Home Assistant's number entities take, here once.
-    public static let majorRange: ClosedRange<Int64> = 0...65535
+    public static let majorMinorRange: ClosedRange<Int64> = 0...65535
     public static let powerRange: ClosedRange<Int64> = -127...0
 
     public init(uuid: [UInt8], major: UInt16, minor: UInt16,

@@ -46,7 +46,8 @@ final class FrameTableTests: XCTestCase {
     }
 
     func testRangesAreSharedByTheConfigAndHomeAssistant() {
-        XCTAssertEqual(RemoteSetting.major.range, BeaconIdentity.majorRange)
+        XCTAssertEqual(RemoteSetting.major.range, BeaconIdentity.majorMinorRange)
+        XCTAssertEqual(RemoteSetting.minor.range, BeaconIdentity.majorMinorRange)
         XCTAssertEqual(RemoteSetting.power.range, BeaconIdentity.powerRange)
         XCTAssertEqual(RemoteSetting.intervalMs.range, BluetoothSettings.intervalRange)
         let power = MonitorExport.localBeaconControlDiscovery(node: "pi", prefix: "homeassistant", announce: true)

@@ -27,7 +27,8 @@ tb_fail() { echo "FAIL: $*"; exit 1; }
 # RssFile come from per-task counters folded into the process's only every 64 page faults, so a
 # daemon that went quiet after starting shows up to ~1.4 MiB too little, and a "step" later
 # (docs/benchmarks.md, "True resident memory").
-tb_smaps_kb() { awk -v f="$2:" '$1 == f {print $2; exit}' "/proc/$1/smaps_rollup"; }
+# (bash builtins only: an exec costs 30-300 ms in the guest, and the bench reads it after each fault)
+tb_smaps_kb() { local k v r; while read -r k v r; do [ "$k" = "$2:" ] && { echo "$v"; return; }; done <"/proc/$1/smaps_rollup"; }
 # tb_now_ms: CLOCK_MONOTONIC in ms, the clock the observer stamps reports with
 tb_now_ms() { "$TB_TOOLS/monoms"; }
 # _tb_sleep SECONDS: sleeps without an exec (read -t on a private fifo); execs are slow in the guest

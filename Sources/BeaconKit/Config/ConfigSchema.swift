@@ -103,8 +103,8 @@ struct ConfigValidator {
             return nil
         }
         let uuid = readUUID(t)
-        let major = integer(t, "beacon", "major", BeaconIdentity.majorRange, required: true)
-        let minor = integer(t, "beacon", "minor", BeaconIdentity.majorRange, required: true)
+        let major = integer(t, "beacon", "major", BeaconIdentity.majorMinorRange, required: true)
+        let minor = integer(t, "beacon", "minor", BeaconIdentity.majorMinorRange, required: true)
         let power = integer(t, "beacon", "power", BeaconIdentity.powerRange) ?? Int64(BeaconIdentity.defaultPower)
         let company = integer(t, "beacon", "company_id", 0...0xFFFF) ?? Int64(BeaconIdentity.defaultCompanyID)
         let reserved = integer(t, "beacon", "reserved", 0...255) ?? 0

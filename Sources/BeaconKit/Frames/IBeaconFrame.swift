@@ -55,8 +55,8 @@ public struct IBeaconFrame: ExpectableFrame, ConfigurableFrame, Equatable {
     static func configured(_ config: inout ConfigValidator, _ t: TOMLTable, _ context: FrameConfigContext) -> IBeaconFrame? {
         let b = context.beacon
         let uuid = t.entry("uuid") == nil ? b.uuid : config.readUUID(t, table: "ibeacon", required: false)
-        let major = config.integer(t, "ibeacon", "major", BeaconIdentity.majorRange) ?? Int64(b.major)
-        let minor = config.integer(t, "ibeacon", "minor", BeaconIdentity.majorRange) ?? Int64(b.minor)
+        let major = config.integer(t, "ibeacon", "major", BeaconIdentity.majorMinorRange) ?? Int64(b.major)
+        let minor = config.integer(t, "ibeacon", "minor", BeaconIdentity.majorMinorRange) ?? Int64(b.minor)
         let power = config.integer(t, "ibeacon", "power", BeaconIdentity.powerRange) ?? Int64(b.power)
         guard let uuid else { return nil }
         return IBeaconFrame(uuid: uuid, major: UInt16(truncatingIfNeeded: major), minor: UInt16(truncatingIfNeeded: minor),

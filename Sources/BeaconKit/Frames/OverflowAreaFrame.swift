@@ -75,8 +75,8 @@ public struct OverflowAreaFrame: ExpectableFrame, ConfigurableFrame, Equatable {
     }
 
     static func expected(_ config: inout ConfigValidator, _ table: TOMLTable, name: String) -> OverflowAreaFrame? {
-        let major = config.integer(table, name, "major", BeaconIdentity.majorRange, required: true)
-        let minor = config.integer(table, name, "minor", BeaconIdentity.majorRange, required: true)
+        let major = config.integer(table, name, "major", BeaconIdentity.majorMinorRange, required: true)
+        let minor = config.integer(table, name, "minor", BeaconIdentity.majorMinorRange, required: true)
         let matching = config.integer(table, name, "matching_byte", 0...255) ?? Int64(defaultMatchingByte)
         guard let major, let minor else { return nil }
         return OverflowAreaFrame(major: UInt16(truncatingIfNeeded: major), minor: UInt16(truncatingIfNeeded: minor),
@@ -89,8 +89,8 @@ public struct OverflowAreaFrame: ExpectableFrame, ConfigurableFrame, Equatable {
     /// the default (the config is refused anyway).
     static func configured(_ config: inout ConfigValidator, _ t: TOMLTable, _ context: FrameConfigContext) -> OverflowAreaFrame? {
         let ibeacon = context.read.lazy.compactMap { $0 as? IBeaconFrame }.first
-        let major = config.integer(t, "overflow", "major", BeaconIdentity.majorRange) ?? Int64(ibeacon?.major ?? context.beacon.major)
-        let minor = config.integer(t, "overflow", "minor", BeaconIdentity.majorRange) ?? Int64(ibeacon?.minor ?? context.beacon.minor)
+        let major = config.integer(t, "overflow", "major", BeaconIdentity.majorMinorRange) ?? Int64(ibeacon?.major ?? context.beacon.major)
+        let minor = config.integer(t, "overflow", "minor", BeaconIdentity.majorMinorRange) ?? Int64(ibeacon?.minor ?? context.beacon.minor)
         let matching = config.integer(t, "overflow", "matching_byte", 0...255) ?? Int64(defaultMatchingByte)
         return OverflowAreaFrame(major: UInt16(truncatingIfNeeded: major), minor: UInt16(truncatingIfNeeded: minor),
                                  matchingByte: UInt8(truncatingIfNeeded: matching))

@@ -127,8 +127,8 @@ extension ConfigValidator {
     /// read, so each problem is reported.
     mutating func expectedUUIDMajorMinor(_ t: TOMLTable, _ table: String) -> (uuid: [UInt8], major: UInt16, minor: UInt16)? {
         let uuid = readUUID(t, table: table)
-        let major = integer(t, table, "major", BeaconIdentity.majorRange, required: true)
-        let minor = integer(t, table, "minor", BeaconIdentity.majorRange, required: true)
+        let major = integer(t, table, "major", BeaconIdentity.majorMinorRange, required: true)
+        let minor = integer(t, table, "minor", BeaconIdentity.majorMinorRange, required: true)
         guard let uuid, let major, let minor else { return nil }
         return (uuid, UInt16(truncatingIfNeeded: major), UInt16(truncatingIfNeeded: minor))
     }

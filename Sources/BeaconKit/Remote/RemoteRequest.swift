@@ -32,8 +32,8 @@ public struct RemoteSetting: Hashable, Sendable, CustomStringConvertible {
     init(_ s: FrameSwitch) { self.init(s.setting, table: s.table, key: s.key, .boolean, frameSwitch: s) }
 
     public static let uuid = RemoteSetting("uuid", table: "beacon", .string)
-    public static let major = RemoteSetting("major", table: "beacon", .integer, range: BeaconIdentity.majorRange)
-    public static let minor = RemoteSetting("minor", table: "beacon", .integer, range: BeaconIdentity.majorRange)
+    public static let major = RemoteSetting("major", table: "beacon", .integer, range: BeaconIdentity.majorMinorRange)
+    public static let minor = RemoteSetting("minor", table: "beacon", .integer, range: BeaconIdentity.majorMinorRange)
     public static let power = RemoteSetting("power", table: "beacon", .integer, range: BeaconIdentity.powerRange)
     public static let intervalMs = RemoteSetting("interval_ms", table: "bluetooth", .integer, range: BluetoothSettings.intervalRange)
     /// `beacon.advertising`: the whole beacon on or off air, kept across reboots.
