@@ -15,10 +15,10 @@ fig() { echo "BENCH $*"; }
 note() { echo "# $*"; }
 BENCH_T0=$(tb_now_ms)
 section() { note "[+$((($(tb_now_ms) - BENCH_T0) / 1000)) s] $*"; }
-# rss_now: resident memory of the daemon in KiB, by a walk of its page tables (tb_smaps_kb: not
-# VmRSS, which lags by up to ~1.4 MiB on this kernel); also keeps the highest seen in RSS_PEAK
-RSS_PEAK=0
-rss_now() { local v; v=$(tb_smaps_kb "$TB_DAEMON_PID" Rss); [ "${v:-0}" -le "$RSS_PEAK" ] || RSS_PEAK=$v; echo "$v"; }
+# sample_rss: the daemon's resident memory in KiB into RSS_NOW, by a walk of its page tables
+# (tb_smaps_kb: not VmRSS, which lags by up to ~1.4 MiB on this kernel), the highest into RSS_PEAK
+RSS_NOW=0 RSS_PEAK=0
+sample_rss() { RSS_NOW=$(tb_smaps_kb "$TB_DAEMON_PID" Rss); [ "${RSS_NOW:-0}" -le "$RSS_PEAK" ] || RSS_PEAK=$RSS_NOW; }
 
 # stats V...: prints "median min max count" of integer values (median of even count: mean of the two middle)
 stats() {
@@ -109,7 +109,8 @@ tbd_config "[watchdog]" "check_interval_s = 1"
 : >"$LOG"
 tbd_start
 _tb_sleep 1
-fd_before=$(tbd_fd_count) rss_before=$(rss_now)
+sample_rss
+fd_before=$(tbd_fd_count) rss_before=$RSS_NOW
 
 # longest_turn: the longest time (ms) the daemon's loop was busy in one turn since the last call
 # (SIGUSR1 makes it log that and start over); "n/a" if it did not answer within 2 s
@@ -143,12 +144,12 @@ fault_loop() {
     if ! wait_logcount "$pat" $((base + k)) 15; then note "$name $k: no '$pat' in the log"; continue; fi
     if heard=$(tb_wait_heard "$HEX" 5000); then times+=($((heard - t))); note "$name $k: $((heard - t)) ms"
     else note "$name $k: not heard within 5 s after '$pat'"; fi
-    rss_now >/dev/null
+    sample_rss
   done
   fig "fault_$name" $(stats "${times[@]}")
-  fig "rss_after_$name" "$(rss_now)"
+  fig "rss_after_$name" "$RSS_NOW"
   fig "busy_$name" "$(longest_turn)"
-  note "$name: logged $(grep -- "$pat" "$LOG" | tail -1 | sed 's/.*\(back on air after [^(]*\).*/\1/'); resident now $(rss_now) KiB, $(tbd_fd_count) fds"
+  note "$name: logged $(grep -- "$pat" "$LOG" | tail -1 | sed 's/.*\(back on air after [^(]*\).*/\1/'); resident now $RSS_NOW KiB, $(tbd_fd_count) fds"
 }
 section "faults: $N of each against one altbeacond (check_interval_s = 1)"
 # hciconfig reset is a down + up: the daemon may log either cause
@@ -161,7 +162,8 @@ fault_loop removed removed tb_fault_return tb_fault_remove "adapter missing"
 fault_loop hung hung tb_fault_unhang tb_fault_hang "controller not answering"
 tbd_alive
 _tb_sleep 1
-fd_after=$(tbd_fd_count) rss_after=$(rss_now)
+sample_rss
+fd_after=$(tbd_fd_count) rss_after=$RSS_NOW
 fig leak_fd "$fd_before" "$fd_after"
 fig leak_rss_kb "$rss_before" "$rss_after"
 # the peak: the highest page-table count sampled after each fault, and the kernel's VmHWM (from the
