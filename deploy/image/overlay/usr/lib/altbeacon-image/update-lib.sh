@@ -21,6 +21,15 @@ image_version() { head -n1 "$ALTBEACON_IMAGE_VERSION_FILE" 2>/dev/null | tr -cd 
 # one line, no characters that would break a key=value file or the boot state
 one_line() { printf '%s' "$*" | tr '\n\r\t' '   ' | tr -cd '[:print:]' | cut -c1-300; }
 
+# write_progress PERCENT: the state file write_state last wrote, its progress line changed; shell
+# builtins but for chmod and mv (one call per step of RAUC's, so it keeps up with RAUC even where a
+# fork is slow: write_state's reads of the boot state took 2 s a line under emulation)
+write_progress() {
+  tmp=$ALTBEACON_UPDATE_DIR/.state.$$
+  while IFS= read -r l; do
+    case "$l" in progress=*) echo "progress=$1" ;; *) echo "$l" ;; esac
+  done <"$ALTBEACON_UPDATE_DIR/state" >"$tmp" && chmod 0644 "$tmp" && mv -f "$tmp" "$ALTBEACON_UPDATE_DIR/state"
+}
 # write_state PHASE [PROGRESS]: the state file from the boot state and this run's last outcome
 # ($last_kind, $last_version, $last_time, $last_message: a refusal lives only until reboot)
 write_state() {
