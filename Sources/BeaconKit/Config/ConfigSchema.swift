@@ -39,17 +39,20 @@ struct ConfigValidator {
     /// costs a scan of the file, which must not happen per problem).
     private(set) var problems: [Problem] = []
     private var reported: Set<ReportedProblem> = []
+    /// The message as UTF-8: String's own hashing and == normalize (NFC), which is quadratic in a
+    /// run of combining marks, and an unknown key's message quotes the key whole.
     private struct ReportedProblem: Hashable {
         let position: SourcePosition
-        let message: String
+        let message: [UInt8]
     }
 
     init(source: SourceText) { self.source = source }
 
     /// The problems in rank order, then file order; missing keys an unknown key explains are dropped.
     func diagnostics(limit: Int) -> [ConfigDiagnostic] {
-        let explained = Set(problems.compactMap { $0.rank == .unknownOrValue ? $0.key : nil })
-        let kept = problems.filter { !($0.rank == .missing && $0.key.map(explained.contains) == true) }
+        // (keys as UTF-8: exact scalars, and linear, as ReportedProblem)
+        let explained = Set(problems.compactMap { $0.rank == .unknownOrValue ? $0.key.map { Array($0.utf8) } : nil })
+        let kept = problems.filter { !($0.rank == .missing && $0.key.map { explained.contains(Array($0.utf8)) } == true) }
         let sorted = kept.enumerated().sorted { a, b in
             (a.element.rank, a.element.position, a.offset) < (b.element.rank, b.element.position, b.offset)
         }
@@ -58,7 +61,7 @@ struct ConfigValidator {
 
     mutating func report(_ message: String, at p: SourcePosition, rank: Rank = .unknownOrValue, key: String? = nil) {
         // A key two readers take (`[eddystone] power_0m`, UID's and URL's) is one problem.
-        guard reported.insert(ReportedProblem(position: p, message: message)).inserted else { return }
+        guard reported.insert(ReportedProblem(position: p, message: Array(message.utf8))).inserted else { return }
         problems.append(Problem(message: message, position: p, rank: rank, key: key))
     }
 
