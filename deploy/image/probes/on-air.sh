@@ -17,7 +17,7 @@ say "user=$(ps -o user= -C altbeacond | head -1)"
 # resident memory on the image's own kernel (Debian's 6.12, as Pi OS trixie's), counted by the
 # page tables (smaps_rollup), and the kernel's VmRSS counter beside it (docs/benchmarks.md)
 p=$(ps -o pid= -C altbeacond | head -1 | tr -d ' ')
-say "memory=Rss $(sed -n 's/^Rss: *\([0-9]*\) kB/\1/p' /proc/$p/smaps_rollup 2>&1) KiB, VmRSS $(sed -n 's/^VmRSS: *\([0-9]*\) kB/\1/p' /proc/$p/status 2>&1) KiB, kernel $(uname -r)"
+say "memory=Rss $(sed -n 's/^Rss: *\([0-9]*\) kB/\1/p' /proc/$p/smaps_rollup 2>&1) KiB, VmRSS $(sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\) kB/\1/p' /proc/$p/status 2>&1) KiB, kernel $(uname -r)"
 # the host logs in over SSH (authorized_keys on the boot partition) and leaves this file
 i=0
 while [ $i -lt 240 ] && [ ! -e /run/abtest-ssh-done ]; do i=$((i + 1)); sleep 1; done
