@@ -49,9 +49,8 @@ EOF2
     mq_port=$port mq_pw=$pw boot_name=monitor
     publish_on ABTEST-PUBLISH-GOOD "$(release good "$good_version")"
   fi
-  # with the updates, a boot and a whole install into slot B (540 s here, more on a slower host):
-  # more than a boot's 600 s
-  if [ "$update" = yes ]; then boot_limit=1000 boot monitor virt monitor; else boot monitor virt monitor; fi
+  # with the updates, also a whole install into slot B
+  boot_limit=$([ "$update" = yes ] && echo "$install_boot_limit") boot monitor virt monitor
   [ "$update" = no ] || kill "$pubpid" 2>/dev/null || true
   expect monitor monenabled '^enabled$' "altbeacond-monitor enabled in the image"
   expect monitor monactive '^active$' "the monitor started: /etc/altbeacond/monitor.toml imported from the boot partition"

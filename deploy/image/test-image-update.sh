@@ -175,7 +175,7 @@ boot_update() {
   # installed whole into slot A
   mcopy -o -i "$fat" "$w/bundles/good.raucb" ::altbeacon-update.raucb
   boot_name=update-cut
-  boot_limit=1000 boot update-cut virt update-cut   # (a boot and a whole install)
+  boot_limit=$install_boot_limit boot update-cut virt update-cut
   expect update-cut slot '^B ' "after a power cut in the middle of an install: slot B"
   expect update-cut bootstate 'BOOT_A_LEFT=0' "slot A (half written) left bad"
   expect update-cut heard '^[1-9]' "on air after the cut"
