@@ -25,19 +25,31 @@ tbg_primaries() {
 
 # tbg_read_identity: what the library does, with gatttool on $TBG_CENTRAL: find the service by UUID,
 # its characteristics, read the first (a long read: Read, then Read Blob); prints the value's
-# bytes as gatttool does; fails when any step does
+# bytes as gatttool does; fails when any step does, saying which and after how long. With
+# TBG_STEP_TIMES=1 it says on stderr how long each step took.
 tbg_read_identity() {
-  local addr range start end chars handle
+  local addr range start end chars handle value t0 steps=
   addr=$(tbg_addr)
-  range=$(timeout 20 gatttool -i "$TBG_CENTRAL" -b "$addr" -t public --primary --uuid="$TBG_SERVICE") || return 1
+  t0=$(tb_now_ms)
+  range=$(timeout 20 gatttool -i "$TBG_CENTRAL" -b "$addr" -t public --primary --uuid="$TBG_SERVICE") \
+    || { echo "primary service discovery failed after $(( $(tb_now_ms) - t0 )) ms" >&2; return 1; }
+  steps="primary $(( $(tb_now_ms) - t0 ))"
   start=$(awk '{print $3}' <<<"$range"); end=$(awk '{print $6}' <<<"$range")
   [ -n "$start" ] && [ -n "$end" ] || { echo "service not found: $range" >&2; return 1; }
   # "Starting handle: 0007 Ending handle: 0009" (hex without 0x); -s/-e take decimal
-  chars=$(timeout 20 gatttool -i "$TBG_CENTRAL" -b "$addr" -t public --characteristics -s $((16#$start)) -e $((16#$end))) || return 1
+  t0=$(tb_now_ms)
+  chars=$(timeout 20 gatttool -i "$TBG_CENTRAL" -b "$addr" -t public --characteristics -s $((16#$start)) -e $((16#$end))) \
+    || { echo "characteristic discovery failed after $(( $(tb_now_ms) - t0 )) ms" >&2; return 1; }
+  steps="$steps, characteristics $(( $(tb_now_ms) - t0 ))"
   # "handle = 0x0008, char properties = 0x02, char value handle = 0x0009, uuid = a05f9df4-..."
   handle=$(grep -m1 "uuid = $TBG_CHAR" <<<"$chars" | sed 's/.*char value handle = \(0x[0-9a-f]*\),.*/\1/')
   [ -n "$handle" ] || { echo "characteristic not found: $chars" >&2; return 1; }
-  timeout 20 gatttool -i "$TBG_CENTRAL" -b "$addr" -t public --char-read -a "$handle" | sed 's/^Characteristic value\/descriptor: //; s/ *$//'
+  t0=$(tb_now_ms)
+  value=$(timeout 20 gatttool -i "$TBG_CENTRAL" -b "$addr" -t public --char-read -a "$handle") \
+    || { echo "read of $handle failed after $(( $(tb_now_ms) - t0 )) ms" >&2; return 1; }
+  steps="$steps, read $(( $(tb_now_ms) - t0 )) ms"
+  [ "${TBG_STEP_TIMES:-}" = 1 ] && tb_log "read the identity: $steps" >&2
+  sed 's/^Characteristic value\/descriptor: //; s/ *$//' <<<"$value"
 }
 
 # tbg_hold_scenario le|bt5: the hold scenario (scenarios/gatt-identity-hold*.sh) on btvirt with
