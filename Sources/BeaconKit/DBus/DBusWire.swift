@@ -101,14 +101,17 @@ struct DBusDecoder {
     }
 
     mutating func readInteger<T: FixedWidthInteger>(_: T.Type) throws(DBusWireError) -> T {
-        try align(MemoryLayout<T>.size)
-        let n = MemoryLayout<T>.size
+        T(truncatingIfNeeded: try readUnsigned(size: MemoryLayout<T>.size))
+    }
+
+    /// The unsigned integer of `size` bytes (1 to 8) at the next `size`-aligned offset. Not
+    /// generic: the generic loop went unspecialized (typed throws), and every header field of
+    /// every message a local flood sends us passes here.
+    private mutating func readUnsigned(size n: Int) throws(DBusWireError) -> UInt64 {
+        try align(n)
         guard offset + n <= bytes.count else { throw .truncated }
-        var v: T = 0
-        for i in 0..<n {
-            let b = T(truncatingIfNeeded: bytes[offset + (bigEndian ? i : n - 1 - i)])
-            v = n == 1 ? b : (v << 8) | b
-        }
+        var v: UInt64 = 0
+        for i in 0..<n { v = v << 8 | UInt64(bytes[offset + (bigEndian ? i : n - 1 - i)]) }
         offset += n
         return v
     }
@@ -117,7 +120,9 @@ struct DBusDecoder {
         guard count >= 0, offset + count < bytes.count else { throw .truncated }
         let raw = bytes[offset..<(offset + count)]
         guard bytes[offset + count] == 0, !raw.contains(0) else { throw .badValue("a string without its terminating nul") }
-        guard let s = String(validating: raw, as: UTF8.self) else { throw .badValue("a string that is not UTF-8") }
+        // ASCII (every name and path on the bus) needs no validating, which is generic and slow.
+        let ascii = raw.allSatisfy { $0 < 0x80 }
+        guard let s = ascii ? String(decoding: raw, as: UTF8.self) : String(validating: raw, as: UTF8.self) else { throw .badValue("a string that is not UTF-8") }
         offset += count + 1
         return s
     }
