@@ -152,7 +152,7 @@ final class StreamSocket {
     /// Reads per wakeup, at most: a peer that floods us (a local program on the bus) is read in
     /// turns with everything else on the loop, never until it stops (poll wakes us again).
     static let readsPerTurn = 4
-    /// Bytes per read: 4 reads take a turn's 256 KiB, as 16 of 8 KiB did, in fewer system calls.
+    /// Bytes per read: a turn takes up to 256 KiB in 4 system calls (16 reads of 8 KiB took 128).
     static let readSize = 65536
 
     private func readAvailable() {
