@@ -29,6 +29,9 @@ tb_fail() { echo "FAIL: $*"; exit 1; }
 # (docs/benchmarks.md, "True resident memory").
 # (bash builtins only: an exec costs 30-300 ms in the guest, and the bench reads it after each fault)
 tb_smaps_kb() { local k v r; while read -r k v r; do [ "$k" = "$2:" ] && { echo "$v"; return; }; done <"/proc/$1/smaps_rollup"; }
+# tb_cpu_ticks PID: the process's utime + stime (all threads) in clock ticks; builtins only, and
+# right for a command name with spaces (the fields after its closing parenthesis)
+tb_cpu_ticks() { local s; read -r s <"/proc/$1/stat"; s=${s##*) }; set -- $s; echo $((${12} + ${13})); }
 # tb_now_ms: CLOCK_MONOTONIC in ms, the clock the observer stamps reports with
 tb_now_ms() { "$TB_TOOLS/monoms"; }
 # _tb_sleep SECONDS: sleeps without an exec (read -t on a private fifo); execs are slow in the guest

@@ -81,6 +81,9 @@ final class StreamSocket {
     /// See `EventLoop.watch(_:coalesceMs:lost:_:)`: input read in batches, not per message.
     private let coalesceMs: Int64
     private var outbox: [UInt8] = []
+    /// Kept between turns: allocating and zeroing 64 KiB at every wakeup was work on the loop's
+    /// hot path (the heap kept the freed block resident anyway).
+    private var readBuffer = [UInt8](repeating: 0, count: StreamSocket.readSize)
     /// The transport needs input before it can write (TLS): the next input flushes too.
     private var flushOnInput = false
     private(set) var isOpen = true
@@ -160,10 +163,9 @@ final class StreamSocket {
             flushOnInput = false
             flushAgain()
         }
-        var buf = [UInt8](repeating: 0, count: Self.readSize)
         for _ in 0..<Self.readsPerTurn where isOpen {
-            switch transport.receive(into: &buf) {
-            case .moved(let n): delegate?.stream(self, received: Array(buf[0..<n]))
+            switch transport.receive(into: &readBuffer) {
+            case .moved(let n): delegate?.stream(self, received: Array(readBuffer[0..<n]))
             case .wouldBlock: return
             case .closed: return fail("\(peer) closed the connection")
             case .failed(let why): return fail("reading from \(peer) failed (\(why))")

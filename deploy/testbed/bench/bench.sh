@@ -199,7 +199,7 @@ steady_state() {
   # finer than utime+stime, which count whole clock ticks
   cpuns() { local f s=0 a r; for f in /proc/"$pid"/task/*/schedstat; do read -r a r <"$f"; s=$((s + a)); done; echo "$s"; }
   # cputicks: utime + stime of the process (all threads), in clock ticks
-  cputicks() { local s; read -r s <"/proc/$pid/stat"; s=${s##*) }; set -- $s; echo $(($12 + $13)); }
+  cputicks() { tb_cpu_ticks "$pid"; }
   hz=$(getconf CLK_TCK)
   threads=$(ls "/proc/$pid/task" | wc -l)
   c0=$(tbd_ctxsw "$pid") u0=$(cputicks) n0=$(cpuns) q0=$(tb_now_ms)

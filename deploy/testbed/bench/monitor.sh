@@ -8,7 +8,7 @@
 . "$TB_REPO/deploy/testbed/lib.sh"
 RATE=${TB_BENCH_MON_RATE:-500} BEACONS=${TB_BENCH_MON_BEACONS:-20} SECONDS_=${TB_BENCH_MON_SECONDS:-20}
 hz=$(getconf CLK_TCK)
-ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+ticks() { tb_cpu_ticks "$1"; }
 pct() { awk -v a="$1" -v b="$2" -v hz="$hz" -v s="$3" 'BEGIN { printf "%.1f", (b - a) * 100 / hz / s }'; }
 {
   printf '[monitor]\nadapter = "hci1"\nsilent_after_s = 60\nnode = "bench"\n[metrics]\ntextfile = "/tmp/m.prom"\n'

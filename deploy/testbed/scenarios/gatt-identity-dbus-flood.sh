@@ -25,9 +25,7 @@ for n in $(dbus-send --system --print-reply --dest=org.freedesktop.DBus / org.fr
 done
 [ -n "$name" ] || tb_fail "the daemon's bus name not found"
 bluez0=$(tbg_count "$BY_BLUEZ") reg0=$(tbg_count "registering")
-# the daemon's CPU time in clock ticks (utime + stime; the command name has no spaces)
-cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$TB_DAEMON_PID/stat"; }
-cpu0=$(cpu_ticks) wall0=$(tb_now_ms)
+cpu0=$(tb_cpu_ticks "$TB_DAEMON_PID") wall0=$(tb_now_ms)
 # What the bus holds for the daemon, not yet read by it: now and at the most (dbus-daemon's
 # Debug.Stats). A daemon that reads slower than the flood comes falls behind here, and a
 # ReadValue call from bluetoothd waits behind all of it.
@@ -54,7 +52,7 @@ for n in 1 2; do
 done
 kill "$flood" 2>/dev/null; wait "$flood" 2>/dev/null
 backlog=$(bus_backlog)
-cpu_ms=$(( ($(cpu_ticks) - cpu0) * 1000 / $(getconf CLK_TCK) )) wall_ms=$(( $(tb_now_ms) - wall0 ))
+cpu_ms=$(( ($(tb_cpu_ticks "$TB_DAEMON_PID") - cpu0) * 1000 / $(getconf CLK_TCK) )) wall_ms=$(( $(tb_now_ms) - wall0 ))
 signals=$(awk '{ s += $2 } END { print s + 0 }' /tmp/flood.log)
 [ "$signals" -gt 1000 ] || { cat /tmp/flood.log; tb_fail "the flood sent only $signals signals"; }
 [ "$(tbg_count "dropped a .*-byte message from the D-Bus system bus")" = 1 ] \

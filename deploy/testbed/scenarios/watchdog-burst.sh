@@ -8,7 +8,7 @@ tbd_config "$(tbd_leds)"
 tbd_start
 sleep 1
 fd0=$(tbd_fd_count) rss0=$(tbd_rss_kb) anon0=$(tbd_anon_kb)
-cpu() { awk '{print $14 + $15}' "/proc/$TB_DAEMON_PID/stat"; }
+cpu() { tb_cpu_ticks "$TB_DAEMON_PID"; }
 cpu0=$(cpu)
 for i in $(seq 10); do
   tb_fault_reset >/dev/null 2>&1
