@@ -49,14 +49,11 @@ arm64_step() { timed_step arm64_log "$@"; }
 # bookworm-backports is unpacked into the cache (private apt lists: the host's apt configuration
 # is not touched) and registered as its own binfmt entry, which the kernel tries before Debian's.
 ARM64_QEMU_SUITE=${ALTBEACOND_ARM64_QEMU_SUITE:-bookworm-backports}
-arm64_binfmt() {
-  local sudo="" q="$ARM64_CACHE/qemu" reg=/proc/sys/fs/binfmt_misc entry=altbeacond-aarch64
-  [ "$(id -u)" -eq 0 ] || sudo=sudo
-  if [ ! -e "$reg/register" ]; then
-    $sudo mount -t binfmt_misc binfmt_misc "$reg" \
-      || arm64_die "cannot mount binfmt_misc (needed to run aarch64 programs under qemu-user)"
-  fi
-  mkdir -p "$ARM64_CACHE"
+arm64_binfmt() { arm64_locked qemu arm64_binfmt_locked; }
+# arm64_qemu_fetch: only the cache fill of arm64_binfmt (deploy/test-caches races it)
+arm64_qemu_fetch() { arm64_locked qemu arm64_qemu_fetch_locked; }
+arm64_qemu_fetch_locked() {
+  local q="$ARM64_CACHE/qemu"
   if [ ! -x "$q/root/usr/bin/qemu-aarch64" ]; then
     local a="$q/apt" opts
     rm -rf "$q" && mkdir -p "$a/lists/partial" "$a/parts" "$a/cache/archives/partial" "$q/debs"
@@ -69,6 +66,15 @@ arm64_binfmt() {
     dpkg-deb -x "$q"/debs/qemu-user_*.deb "$q/root" && rm -rf "$q/debs" "$a"
     file "$q/root/usr/bin/qemu-aarch64" | grep -q 'static' || arm64_die "$q/root/usr/bin/qemu-aarch64 is not static"
   fi
+}
+arm64_binfmt_locked() {
+  local sudo="" q="$ARM64_CACHE/qemu" reg=/proc/sys/fs/binfmt_misc entry=altbeacond-aarch64
+  [ "$(id -u)" -eq 0 ] || sudo=sudo
+  if [ ! -e "$reg/register" ]; then
+    $sudo mount -t binfmt_misc binfmt_misc "$reg" \
+      || arm64_die "cannot mount binfmt_misc (needed to run aarch64 programs under qemu-user)"
+  fi
+  arm64_qemu_fetch_locked
   local interp="$q/root/usr/bin/qemu-aarch64"
   if ! grep -qx "interpreter $interp" "$reg/$entry" 2>/dev/null; then
     [ ! -e "$reg/$entry" ] || echo -1 | $sudo tee "$reg/$entry" >/dev/null
@@ -81,8 +87,22 @@ arm64_binfmt() {
     || arm64_die "aarch64 programs do not run here (binfmt_misc with $interp)"
 }
 
+# arm64_locked NAME CMD...: runs CMD (in a subshell) holding $ARM64_CACHE/.NAME.lock, so that two
+# callers filling the same cache at once (deploy/test's background preparation and a step, the
+# image's two cards) take turns: the second finds the stamp the first wrote
+arm64_locked() {
+  local name=$1
+  shift
+  mkdir -p "$ARM64_CACHE"
+  ( exec {fd}>"$ARM64_CACHE/.$name.lock"; flock "$fd"; "$@" )
+}
+
 # arm64_chroot_ensure: makes the chroot once (mmdebstrap); later calls only check its stamp
 arm64_chroot_ensure() {
+  [ "$ARM64_SUITE ${ARM64_PACKAGES[*]}" = "$(cat "$ARM64_CHROOT/.altbeacond-stamp" 2>/dev/null)" ] && return 0
+  arm64_locked chroot arm64_chroot_ensure_locked
+}
+arm64_chroot_ensure_locked() {
   local want have tmp
   want="$ARM64_SUITE ${ARM64_PACKAGES[*]}"
   have=$(cat "$ARM64_CHROOT/.altbeacond-stamp" 2>/dev/null || true)
@@ -124,7 +144,8 @@ ARM64_CROSS=$ARM64_CACHE/cross
 ARM64_CROSS_PACKAGES=(swiftlang libc6-dev libstdc++-14-dev binutils-aarch64-linux-gnu file)
 
 # arm64_cross_ensure: makes the cross chroot once (mmdebstrap, amd64: no emulation)
-arm64_cross_ensure() {
+arm64_cross_ensure() { arm64_locked cross arm64_cross_ensure_locked; }
+arm64_cross_ensure_locked() {
   local want have tmp inc
   want="$ARM64_SUITE ${ARM64_CROSS_PACKAGES[*]}"
   have=$(cat "$ARM64_CROSS/.altbeacond-stamp" 2>/dev/null || true)

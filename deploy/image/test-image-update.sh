@@ -55,13 +55,18 @@ mk_bundle() {
 }
 mk_bundles() {
   local keys
-  keys=$("$repo/deploy/make-update-key" 2>/dev/null)
+  # the throwaway key the test image trusts (deploy/build-image --keys), never the owner's
+  keys=${ALTBEACOND_IMAGE_TEST_KEYS:-}
+  [ -n "$keys" ] && [ -f "$keys/update-key.pem" ] \
+    || die "the update boots sign with the test image's throwaway key: set ALTBEACOND_IMAGE_TEST_KEYS to the directory given to deploy/build-image --keys"
   rm -rf "$w/bundles"; mkdir -p "$w/bundles"
   good_version="$version+up1" nobeacon_version="$version+nobeacon"
   # as extended regular expressions (expect's): a version's "." and "+" taken literally
   good_re=$(printf '%s' "$good_version" | sed 's/[.+]/\\&/g')
   nobeacon_re=$(printf '%s' "$nobeacon_version" | sed 's/[.+]/\\&/g')
   mk_root_variant good "$good_version"
+  debugfs -R "cat /etc/rauc/keyring.pem" "$w/bundles/good.ext4" 2>/dev/null | cmp -s - "$keys/update-cert.pem" \
+    || die "the image does not trust $keys/update-cert.pem: build it with deploy/build-image --keys $keys"
   mk_root_variant nobeacon "$nobeacon_version" fake
   mk_bundle good "$w/bundles/good.ext4" altbeacon-rpi-arm64 "$good_version" "$keys"
   mk_bundle nobeacon "$w/bundles/nobeacon.ext4" altbeacon-rpi-arm64 "$nobeacon_version" "$keys"
