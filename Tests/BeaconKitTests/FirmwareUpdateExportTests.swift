@@ -19,9 +19,9 @@ final class FirmwareUpdateExportTests: XCTestCase {
         + "\"device\":\(device),\"origin\":{\"name\":\"altbeacond\",\"sw_version\":\"1.2.0\"}}"
     static let outcomeSensor = (topic: "homeassistant/sensor/altbeacond_beacon__pi/update_outcome/config",
                                 payload: "{\"name\":\"Update outcome\",\"unique_id\":\"altbeacond_beacon__pi__update_outcome\","
-                                    + "\"state_topic\":\"altbeacond/pi/update\",\"value_template\":\"{% if value_json is not defined %}unknown"
+                                    + "\"state_topic\":\"altbeacond/pi/update/detail\",\"value_template\":\"{% if value_json is not defined %}unknown"
                                     + "{% else %}{{ (value_json.outcome or 'none')[:255] }}{% endif %}\","
-                                    + "\"json_attributes_topic\":\"altbeacond/pi/update\",\"json_attributes_template\":\"{{ ({'slot': "
+                                    + "\"json_attributes_topic\":\"altbeacond/pi/update/detail\",\"json_attributes_template\":\"{{ ({'slot': "
                                     + "value_json.slot, 'phase': value_json.phase} if value_json is defined else {}) | tojson }}\","
                                     + "\"icon\":\"mdi:update\",\"entity_category\":\"diagnostic\",\"expire_after\":120," + tail)
 
@@ -34,6 +34,7 @@ final class FirmwareUpdateExportTests: XCTestCase {
         XCTAssertEqual(discovery(card(.beacon, .ab(Self.rolledBack))), [
             "homeassistant/update/altbeacond_beacon__pi/firmware/config {\"name\":\"Firmware\",\"unique_id\":\"altbeacond_beacon__pi__firmware\","
                 + "\"state_topic\":\"altbeacond/pi/update\",\"device_class\":\"firmware\",\"entity_category\":\"config\","
+                + "\"json_attributes_topic\":\"altbeacond/pi/update/detail\","
                 + "\"command_topic\":\"altbeacond/pi/update/set\",\"payload_install\":\"install\"," + Self.tail,
             Self.outcomeSensor.topic + " " + Self.outcomeSensor.payload,
         ])
@@ -42,7 +43,8 @@ final class FirmwareUpdateExportTests: XCTestCase {
     func testNoInstallWhereItCannotWork() {
         let without = [
             "homeassistant/update/altbeacond_beacon__pi/firmware/config {\"name\":\"Firmware\",\"unique_id\":\"altbeacond_beacon__pi__firmware\","
-                + "\"state_topic\":\"altbeacond/pi/update\",\"device_class\":\"firmware\",\"entity_category\":\"config\"," + Self.tail,
+                + "\"state_topic\":\"altbeacond/pi/update\",\"device_class\":\"firmware\",\"entity_category\":\"config\","
+                + "\"json_attributes_topic\":\"altbeacond/pi/update/detail\"," + Self.tail,
             Self.outcomeSensor.topic + " " + Self.outcomeSensor.payload,
         ]
         XCTAssertEqual(discovery(card(.off, .ab(Self.rolledBack))), without, "control off")
@@ -60,7 +62,9 @@ final class FirmwareUpdateExportTests: XCTestCase {
         XCTAssertEqual(MonitorExport.firmwareJSON(card(.beacon, .ab(Self.rolledBack))),
                        "{\"installed_version\":\"1.2.0\",\"latest_version\":\"1.3.0\",\"title\":\"altbeacond\","
                        + "\"release_summary\":\"Last: \(why)\",\"release_url\":\"https://host/notes\",\"in_progress\":false,"
-                       + "\"update_percentage\":null,\"outcome\":\"\(why)\",\"phase\":\"idle\",\"slot\":\"A\",\"can_install\":true}")
+                       + "\"update_percentage\":null}")
+        XCTAssertEqual(MonitorExport.firmwareDetailJSON(card(.beacon, .ab(Self.rolledBack))),
+                       "{\"outcome\":\"\(why)\",\"phase\":\"idle\",\"slot\":\"A\",\"can_install\":true}")
     }
 
     func testTheStateWhileInstalling() {
@@ -68,12 +72,13 @@ final class FirmwareUpdateExportTests: XCTestCase {
         XCTAssertEqual(MonitorExport.firmwareJSON(card(.beacon, .ab(installing))),
                        "{\"installed_version\":\"1.2.0\",\"latest_version\":\"1.3.0\",\"title\":\"altbeacond\","
                        + "\"release_summary\":\"Installing: 42 %\",\"release_url\":\"https://host/notes\",\"in_progress\":true,"
-                       + "\"update_percentage\":42,\"outcome\":null,\"phase\":\"installing\",\"slot\":\"B\",\"can_install\":true}")
+                       + "\"update_percentage\":42}")
+        XCTAssertEqual(MonitorExport.firmwareDetailJSON(card(.beacon, .ab(installing))),
+                       "{\"outcome\":null,\"phase\":\"installing\",\"slot\":\"B\",\"can_install\":true}")
         var downloading = installing
         downloading.phaseWord = "downloading"
         XCTAssertEqual(MonitorExport.releaseSummary(card(.beacon, .ab(downloading))), "Downloading")
-        XCTAssertTrue(MonitorExport.firmwareJSON(card(.beacon, .ab(downloading))).hasSuffix(
-            "\"in_progress\":true,\"update_percentage\":null,\"outcome\":null,\"phase\":\"downloading\",\"slot\":\"B\",\"can_install\":true}"),
+        XCTAssertTrue(MonitorExport.firmwareJSON(card(.beacon, .ab(downloading))).hasSuffix("\"in_progress\":true,\"update_percentage\":null}"),
             "in progress, without a percentage (only while installing)")
     }
 
@@ -81,7 +86,9 @@ final class FirmwareUpdateExportTests: XCTestCase {
         XCTAssertEqual(MonitorExport.firmwareJSON(card(.beacon, .package)),
                        "{\"installed_version\":\"1.2.0\",\"latest_version\":\"1.3.0\",\"title\":\"altbeacond\","
                        + "\"release_summary\":\"A package install: updated with apt (sudo apt upgrade)\",\"release_url\":\"https://host/notes\","
-                       + "\"in_progress\":false,\"update_percentage\":null,\"outcome\":null,\"phase\":null,\"slot\":null,\"can_install\":false}")
+                       + "\"in_progress\":false,\"update_percentage\":null}")
+        XCTAssertEqual(MonitorExport.firmwareDetailJSON(card(.beacon, .package)),
+                       "{\"outcome\":null,\"phase\":null,\"slot\":null,\"can_install\":false}")
     }
 
     func testTheSummarySaysWhyThereIsNoInstall() {
@@ -96,7 +103,8 @@ final class FirmwareUpdateExportTests: XCTestCase {
         XCTAssertEqual(summary(card(.beacon, .ab(UpdaterState(phaseWord: "rebooting")))), "Rebooting into the new slot")
         XCTAssertEqual(summary(card(.beacon, .ab(UpdaterState(phaseWord: "verifying")))), "Updating (verifying)")
         XCTAssertEqual(summary(card(.beacon, .ab(UpdaterState()))), "", "nothing to say")
-        XCTAssertTrue(MonitorExport.firmwareJSON(card(.beacon, .ab(UpdaterState()))).contains("\"release_summary\":null,"), "said as null")
+        XCTAssertTrue(MonitorExport.firmwareJSON(card(.beacon, .ab(UpdaterState()))).contains("\"release_summary\":\"\","),
+                      "said as an empty string: HA's schema takes no null there")
         var long = Self.rolledBack
         long.message = String(repeating: "x", count: 400)
         XCTAssertEqual(summary(card(.beacon, .ab(long))).count, 255, "HA keeps 255 characters")
@@ -105,5 +113,34 @@ final class FirmwareUpdateExportTests: XCTestCase {
         XCTAssertEqual(summary(package), "A package install: updated with apt (sudo apt upgrade). Last: refused by the monitor: "
                        + "1.3.0: this card is a package install, updated with apt (sudo apt upgrade)")
         XCTAssertEqual(card(.beacon, .ab(UpdaterState())).installedVersion, "1.2.0", "no installed_version in the file: the monitor's")
+    }
+
+    /// Home Assistant 2024.11 and later validate the state with MQTT_JSON_UPDATE_SCHEMA: these
+    /// members only, strings never null, update_percentage 0...100 or null. Every state the card
+    /// can be in is checked against that rule.
+    func testEveryStateFitsHomeAssistantsUpdateSchema() {
+        let allowed: Set<String> = ["installed_version", "latest_version", "title", "release_summary", "release_url",
+                                    "entity_picture", "in_progress", "update_percentage"]
+        let installing = UpdaterState(installedVersion: "1.2.0", slot: "B", phaseWord: "installing", progress: 142)
+        let cards = [card(.beacon, .ab(Self.rolledBack)), card(.beacon, .ab(installing)), card(.beacon, .package),
+                     card(.off, .needsReflash, release: false), card(.beacon, .ab(UpdaterState()), release: false)]
+        for f in cards {
+            let json = MonitorExport.firmwareJSON(f)
+            guard case .object(let members)? = JSONValue.parse(Array(json.utf8)) else { return XCTFail("not a JSON object: \(json)") }
+            for (key, value) in members {
+                XCTAssertTrue(allowed.contains(key), "\(key) is not in HA's schema: \(json)")
+                switch key {
+                case "in_progress":
+                    guard case .bool = value else { return XCTFail("\(key) not a boolean: \(json)") }
+                case "update_percentage":
+                    if case .null = value { continue }
+                    guard let n = value.integer, (0...100).contains(n) else { return XCTFail("\(key) not 0...100 or null: \(json)") }
+                default:
+                    guard value.string != nil else { return XCTFail("\(key) not a string: \(json)") }
+                }
+            }
+        }
+        XCTAssertTrue(MonitorExport.firmwareJSON(card(.beacon, .ab(UpdaterState()), release: false))
+            .hasPrefix("{\"installed_version\":\"1.2.0\",\"latest_version\":\"1.2.0\","), "no release known: up to date as far as the card knows")
     }
 }

@@ -33,7 +33,8 @@ final class MonitorPublisherTests: XCTestCase {
     }
     var controlTopics: [String] { MonitorExport.localBeaconControlDiscovery(node: "pi", prefix: "homeassistant", announce: true).map(\.topic) }
     var discoveryTopics: [String] { MonitorExport.discovery(lobby, node: "pi", prefix: "homeassistant").map(\.topic) }
-    let states = ["altbeacond/pi/beacons/lobby", "altbeacond/pi/observer", "altbeacond/pi/health", "altbeacond/pi/beacon", "altbeacond/pi/update"]
+    let states = ["altbeacond/pi/beacons/lobby", "altbeacond/pi/observer", "altbeacond/pi/health", "altbeacond/pi/beacon", "altbeacond/pi/update",
+                  "altbeacond/pi/update/detail"]
 
     func testConnectedSaysEverythingRetainedAndSubscribesToTheBirthTopic() throws {
         var p = publisher()
@@ -85,7 +86,8 @@ final class MonitorPublisherTests: XCTestCase {
         XCTAssertFalse(a.contains { if case .scheduleRefresh = $0 { true } else { false } }, "a change never delays the refresh")
         XCTAssertEqual(topics(p.changed(status(t), health: nil)), [])
         XCTAssertEqual(topics(p.refresh(status(t), health: nil, now: 30_000)),
-                       ["altbeacond/pi/beacons/lobby", "altbeacond/pi/observer", "altbeacond/pi/beacon", "altbeacond/pi/update"],
+                       ["altbeacond/pi/beacons/lobby", "altbeacond/pi/observer", "altbeacond/pi/beacon", "altbeacond/pi/update",
+                        "altbeacond/pi/update/detail"],
                        "no beacon daemon: its state and its firmware's cleared at the first refresh, after their entities went")
         let r = p.refresh(status(t), health: nil, now: 60_000)
         XCTAssertEqual(topics(r), ["altbeacond/pi/beacons/lobby", "altbeacond/pi/observer"],
@@ -114,8 +116,8 @@ final class MonitorPublisherTests: XCTestCase {
         var p = publisher()
         _ = p.connected(status(tracker()), health: nil, now: 0)
         XCTAssertEqual(topics(p.connected(status(tracker()), health: nil, now: 1)).count,
-                       1 + legacyTopics.count + observerTopics.count + localTopics.count + discoveryTopics.count + states.count - 2,
-                       "all but the local beacon's state and its firmware's, cleared at a refresh")
+                       1 + legacyTopics.count + observerTopics.count + localTopics.count + discoveryTopics.count + states.count - 3,
+                       "all but the local beacon's state and its firmware's two, cleared at a refresh")
     }
 
     func testBirthMessageForcesDiscoveryAndTopics() throws {
@@ -124,7 +126,7 @@ final class MonitorPublisherTests: XCTestCase {
         XCTAssertTrue(p.isBirth(try MQTTPublish(topic: "homeassistant/status", payload: Array("online".utf8))))
         XCTAssertFalse(p.isBirth(try MQTTPublish(topic: "homeassistant/status", payload: Array("offline".utf8))))
         XCTAssertFalse(p.isBirth(try MQTTPublish(topic: "other/status", payload: Array("online".utf8))))
-        XCTAssertEqual(topics(p.birth(status(tracker()), health: nil)), observerTopics + localTopics + discoveryTopics + states.dropLast(3),
+        XCTAssertEqual(topics(p.birth(status(tracker()), health: nil)), observerTopics + localTopics + discoveryTopics + states.dropLast(4),
                        "the local beacon's empty topics were said once already")
     }
 

@@ -192,7 +192,7 @@ final class MonitorMQTTOutputTests: XCTestCase, MonitorStatusSource {
         for case .subscribe(let s) in packets where s.packetID == 4 {
             XCTAssertEqual(s.subscriptions, [MQTTSubscription("altbeacond/fleet/release", qos: .atLeastOnce)], "control off: no Install topic")
         }
-        XCTAssertTrue(receive { _ in update()?.hasPrefix("{\"installed_version\":\"1.2.0\",\"latest_version\":null,") ?? false }, update() ?? "none")
+        XCTAssertTrue(receive { _ in update()?.hasPrefix("{\"installed_version\":\"1.2.0\",\"latest_version\":\"1.2.0\",") ?? false }, update() ?? "none")
         let release = MQTTPacket.publish(try MQTTPublish(topic: "altbeacond/fleet/release", payload: Array(("{\"version\":\"1.3.0\",\"url\":"
             + "\"https://host/a.raucb\",\"size\":1,\"sha256\":\"\(String(repeating: "ab", count: 32))\"}").utf8), retain: true)).encoded()
         XCTAssertEqual(release.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }, release.count)

@@ -148,6 +148,31 @@ def stringify(value):
     return str(value)
 
 
+def update_schema_violations(members):
+    """What HA 2024.11+'s MQTT_JSON_UPDATE_SCHEMA refuses in an update state object: a vol.Schema
+    without ALLOW_EXTRA of cv.string members (never None), cv.url ones, in_progress a boolean and
+    update_percentage 0...100 or None. HA 2024.1, which these checks run, has no such schema."""
+    strings = ("installed_version", "latest_version", "title", "release_summary")
+    urls = ("release_url", "entity_picture")
+    bad = []
+    for key, value in members.items():
+        if key in strings:
+            if value is None or isinstance(value, (dict, list)):
+                bad.append(f"{key} is {value!r}, not a string")
+        elif key in urls:
+            if not (isinstance(value, str) and re.match(r"^https?://[^\s/]+", value)):
+                bad.append(f"{key} {value!r} is not a URL")
+        elif key == "in_progress":
+            if not isinstance(value, bool):
+                bad.append(f"in_progress {value!r} is not a boolean")
+        elif key == "update_percentage":
+            if value is not None and not (isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value <= 100):
+                bad.append(f"update_percentage {value!r} is not 0...100 or null")
+        else:
+            bad.append(f"extra key {key!r}")
+    return bad
+
+
 class Entity:
     """One MQTT entity's state, by components/mqtt/*.py of HA 2024.1."""
 
@@ -185,14 +210,14 @@ class Entity:
                 self.available = False
         if topic == self.config.get("state_topic"):
             self.state_message(t, payload, retain)
-            if self.attributes is not None:
-                # mixins.py MqttAttributes: the template's result must load as a JSON object
-                rendered = self.attributes.async_render_with_possible_json_value(payload, "")
-                try:
-                    if not isinstance(json.loads(rendered), dict):
-                        fail(f"{self.name}: json_attributes_template gives no object for {payload[:60]!r}")
-                except ValueError:
-                    fail(f"{self.name}: Erroneous JSON: {rendered!r} (payload {payload[:60]!r})")
+        if topic == self.raw.get("json_attributes_topic") and (payload or self.attributes is not None):
+            # mixins.py MqttAttributes: the (template's) result must load as a JSON object
+            rendered = payload if self.attributes is None else self.attributes.async_render_with_possible_json_value(payload, "")
+            try:
+                if not isinstance(json.loads(rendered), dict):
+                    fail(f"{self.name}: json_attributes_template gives no object for {payload[:60]!r}")
+            except ValueError:
+                fail(f"{self.name}: Erroneous JSON: {rendered!r} (payload {payload[:60]!r})")
         for record in LOG.records[before:]:
             fail(f"{self.name} at {t:g} s, payload {payload[:60]!r}: HA logs: {record}")
 
@@ -230,6 +255,12 @@ class Entity:
                 members = {"installed_version": payload}
             if not isinstance(members, dict):
                 members = {"installed_version": payload}
+            else:
+                # HA 2024.11 and later validate the object (MQTT_JSON_UPDATE_SCHEMA, read from its
+                # update.py): an extra key or a null string drops the whole message
+                bad = update_schema_violations(members)
+                if bad:
+                    fail(f"{self.name}: HA 2024.11+ drops this state ({', '.join(bad)}): {payload[:200]!r}")
             for key in ("installed_version", "latest_version", "title", "release_summary", "release_url", "entity_picture"):
                 if key in members:
                     self.update[key] = members[key]

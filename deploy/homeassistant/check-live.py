@@ -847,7 +847,7 @@ class Live:
         self.last_alive = status
         self.publish_release(version="1.3.0", url="https://example.net/altbeacond-1.3.0.raucb", size=123456,
                              sha256=RELEASE_SHA256, release_url="https://example.net/notes/1.3.0", install=False)
-        FIRMWARE.update(firmware=FirmwareIs("on", "1.2.0", "1.3.0", None, True), update_outcome="none")
+        FIRMWARE.update(firmware=FirmwareIs("on", "1.2.0", "1.3.0", "", True), update_outcome="none")
         self.start_monitor()
         ok, _ = wait_until("the monitor's beacon topic", lambda: (self.mirror.get(f"altbeacond/{NODE}/beacon") is not None, None))
         if not ok:

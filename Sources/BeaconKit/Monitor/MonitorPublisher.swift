@@ -227,12 +227,14 @@ public struct MonitorPublisher: Sendable {
             // Its discovery changes with what the card can do (an Install appears): said first.
             out += firmwareDiscovery(force: false)
             out += publish(FirmwareUpdate.stateTopic(node: node), MonitorExport.firmwareJSON(firmware), force: force)
+            out += publish(FirmwareUpdate.detailTopic(node: node), MonitorExport.firmwareDetailJSON(firmware), force: force)
         } else {
             // No beacon daemon here: nothing retained from one that ran before.
             out += publish(MonitorExport.healthTopic(node: node), "")
             if clearsLocal {
                 out += publish(MonitorExport.localBeaconTopic(node: node), "")
                 out += publish(FirmwareUpdate.stateTopic(node: node), "")
+                out += publish(FirmwareUpdate.detailTopic(node: node), "")
             }
         }
         return out

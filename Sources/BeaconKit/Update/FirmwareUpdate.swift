@@ -56,6 +56,10 @@ public struct FirmwareUpdate: Sendable {
 
     /// `altbeacond/<node>/update`: the update entity's state (retained JSON).
     public static func stateTopic(node: String) -> String { "altbeacond/\(node)/update" }
+    /// `altbeacond/<node>/update/detail`: what the card knows beyond HA's update schema (the
+    /// outcome, phase, slot, whether Install can work): the update entity's attributes and the
+    /// Update outcome sensor's state (retained JSON).
+    public static func detailTopic(node: String) -> String { stateTopic(node: node) + "/detail" }
     /// `altbeacond/<node>/update/set`: Home Assistant's Install.
     public static func commandTopic(node: String) -> String { stateTopic(node: node) + "/set" }
 

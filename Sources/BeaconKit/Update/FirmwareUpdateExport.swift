@@ -1,9 +1,9 @@
 // Issue 39: the card's firmware in Home Assistant: an `update` entity (device_class firmware) on
 // the local beacon's device, and a diagnostic sensor "Update outcome" so that a rollback shows
-// (and can trigger an automation). Both read one retained JSON, `altbeacond/<node>/update`.
-// HA 2024.1's components/mqtt/update.py reads installed_version, latest_version, title,
-// release_summary, release_url and entity_picture from it and ignores other members; 2024.11+
-// also reads in_progress and update_percentage, sent for it.
+// (and can trigger an automation). The entity's state topic, `altbeacond/<node>/update`, holds
+// exactly what HA's MQTT_JSON_UPDATE_SCHEMA allows: since 2024.11 HA validates it, and an extra
+// key or a null string drops the whole message (the entity stays unknown). The rest is on
+// `altbeacond/<node>/update/detail`: the entity's attributes and the outcome sensor's state.
 
 extension MonitorExport {
     /// The release summary's words; HA keeps 255 characters of it.
@@ -39,21 +39,31 @@ extension MonitorExport {
         }
     }
 
-    /// The update entity's state: what HA reads, then the outcome sensor's, the phase and the
-    /// booted slot (null where not an A/B card).
+    /// The update entity's state, as HA's schema wants it: strings never null (a member not known
+    /// is left out; release_summary is "" when there is nothing to say), `in_progress` a boolean,
+    /// `update_percentage` 0...100 or null (the only null HA takes). With no release known the
+    /// latest version is the installed one: up to date as far as the card knows, which the
+    /// summary says, rather than a stale latest version left from an earlier message.
     public static func firmwareJSON(_ f: FirmwareUpdate) -> String {
         let s = f.updater
         let busy = s.map { !$0.isIdle } ?? false
-        let percentage = s.flatMap { $0.phase == .installing ? $0.progress : nil }
-        let summary = releaseSummary(f)
-        let members: [(String, String)] = [
+        let percentage = s.flatMap { $0.phase == .installing ? $0.progress : nil }.map { min(max($0, 0), 100) }
+        var members: [(String, String)] = [
             ("installed_version", jsonString(f.installedVersion)),
-            ("latest_version", f.release.map { jsonString($0.version) } ?? "null"),
+            ("latest_version", jsonString(f.release?.version ?? f.installedVersion)),
             ("title", "\"altbeacond\""),
-            ("release_summary", summary.isEmpty ? "null" : jsonString(summary)),
-            ("release_url", f.release?.releaseURL.map(jsonString) ?? "null"),
-            ("in_progress", busy ? "true" : "false"),
-            ("update_percentage", percentage.map { "\($0)" } ?? "null"),
+            ("release_summary", jsonString(releaseSummary(f))),
+        ]
+        if let url = f.release?.releaseURL { members.append(("release_url", jsonString(url))) }
+        members += [("in_progress", busy ? "true" : "false"), ("update_percentage", percentage.map { "\($0)" } ?? "null")]
+        return "{" + members.map { jsonString($0.0) + ":" + $0.1 }.joined(separator: ",") + "}"
+    }
+
+    /// What HA's update schema has no place for: the last outcome, the updater's phase and the
+    /// booted slot (null where not an A/B card), whether Install can work.
+    public static func firmwareDetailJSON(_ f: FirmwareUpdate) -> String {
+        let s = f.updater
+        let members: [(String, String)] = [
             ("outcome", f.outcomeText.map(jsonString) ?? "null"),
             ("phase", s.map { jsonString($0.phaseWord ?? "idle") } ?? "null"),
             ("slot", s?.slot.map(jsonString) ?? "null"),
@@ -70,8 +80,10 @@ extension MonitorExport {
         let node = f.node
         let id = localBeaconID(node: node)
         let state = jsonString(FirmwareUpdate.stateTopic(node: node))
+        let detail = jsonString(FirmwareUpdate.detailTopic(node: node))
         let device = localBeaconDevice(node: node, version: beaconVersion, frameIDs: frameIDs)
-        var update: [(String, String)] = [("device_class", "\"firmware\""), ("entity_category", "\"config\"")]
+        var update: [(String, String)] = [("device_class", "\"firmware\""), ("entity_category", "\"config\""),
+                                          ("json_attributes_topic", detail)]
         if f.installAvailable {
             update += [("command_topic", jsonString(FirmwareUpdate.commandTopic(node: node))),
                        ("payload_install", jsonString(FirmwareUpdate.installPayload))]
@@ -82,10 +94,10 @@ extension MonitorExport {
                    id: id, node: node, prefix: prefix, state: state, device: device, expires: false, version: version),
             config(Entity(component: "sensor", object: "update_outcome", name: "Update outcome", members: [
                 ("value_template", jsonString("{% if value_json is not defined %}unknown{% else %}{{ (value_json.outcome or 'none')[:255] }}{% endif %}")),
-                ("json_attributes_topic", state),
+                ("json_attributes_topic", detail),
                 ("json_attributes_template", jsonString("{{ ({'slot': value_json.slot, 'phase': value_json.phase} if value_json is defined else {}) | tojson }}")),
                 ("icon", "\"mdi:update\""), ("entity_category", "\"diagnostic\""),
-            ]), id: id, node: node, prefix: prefix, state: state, device: device, version: version),
+            ]), id: id, node: node, prefix: prefix, state: detail, device: device, version: version),
         ]
         return entities.map { announce ? $0 : (topic: $0.topic, payload: "") }
     }
