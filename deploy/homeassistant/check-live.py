@@ -153,13 +153,23 @@ class Processes:
             self.stop(p)
 
 
+def mqtt_client(client_id):
+    """A paho client with version 1's callbacks: paho-mqtt 1.x (HA 2024.1's) takes no API version,
+    2.x (HA 2024.10 and later) wants it said."""
+    if hasattr(paho, "CallbackAPIVersion"):
+        import warnings
+        warnings.filterwarnings("ignore", "Callback API version 1 is deprecated", DeprecationWarning)
+        return paho.Client(paho.CallbackAPIVersion.VERSION1, client_id=client_id)
+    return paho.Client(client_id=client_id)
+
+
 class Mirror:
     """Every retained (and live) message on the broker, topic -> latest payload."""
 
     def __init__(self, port, user, password):
         self.messages = {}
         self.lock = threading.Lock()
-        self.client = paho.Client(client_id="altbeacond-check-live")
+        self.client = mqtt_client("altbeacond-check-live")
         self.client.username_pw_set(user, password)
         self.client.on_connect = lambda c, u, f, rc: c.subscribe([("altbeacond/#", 0), ("homeassistant/#", 0)])
         self.client.on_message = self._message
@@ -322,6 +332,9 @@ SKIP = object()   # buttons: their state is the time of the last press
 # Issue 39: the card's firmware, the monitor's to say whatever the beacon daemon does; set by
 # the scenarios as the updater's state and the fleet's release change.
 FIRMWARE = {}
+# Home Assistant 2024.11 and later read in_progress and update_percentage (a progress bar); set
+# from the running core's version once it answers
+HA_READS_PROGRESS = False
 
 
 def expected_alive(s):
@@ -391,15 +404,26 @@ class FirmwareIs:
     whether HA offers Install (supported_features bit 1: a command topic)."""
     whole = True
 
-    def __init__(self, state, installed, latest, summary, install):
-        self.want = {"state": state, "installed_version": installed, "latest_version": latest,
+    def __init__(self, state, installed, latest, summary, install, percentage=None):
+        self.base = {"state": state, "installed_version": installed, "latest_version": latest,
                      "release_summary": summary, "install": install}
+        self.percentage = percentage
+
+    @property
+    def want(self):
+        w = dict(self.base)
+        if HA_READS_PROGRESS:   # known once HA runs
+            w.update(in_progress=self.percentage is not None, update_percentage=self.percentage)
+        return w
 
     def got(self, state):
         a = (state or {}).get("attributes", {})
-        return {"state": (state or {}).get("state"), "installed_version": a.get("installed_version"),
-                "latest_version": a.get("latest_version"), "release_summary": a.get("release_summary"),
-                "install": bool(a.get("supported_features", 0) & 1)}
+        got = {"state": (state or {}).get("state"), "installed_version": a.get("installed_version"),
+               "latest_version": a.get("latest_version"), "release_summary": a.get("release_summary"),
+               "install": bool(a.get("supported_features", 0) & 1)}
+        if HA_READS_PROGRESS:
+            got.update(in_progress=a.get("in_progress"), update_percentage=a.get("update_percentage"))
+        return got
 
     def __call__(self, state):
         return self.got(state) == self.want
@@ -470,7 +494,8 @@ class Live:
         self.passwords = {"homeassistant": secrets.token_hex(8), "altbeacond": secrets.token_hex(8),
                           "check": secrets.token_hex(8)}
         pw = os.path.join(self.dir, "mosquitto.passwd")
-        open(pw, "w").close()
+        # private from the start: mosquitto 2.0.21 (trixie) warns at each mosquitto_passwd otherwise
+        os.close(os.open(pw, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600))
         for user, password in self.passwords.items():
             subprocess.run(["mosquitto_passwd", "-b", pw, user, password], check=True)
         os.chmod(pw, 0o600)
@@ -666,7 +691,7 @@ class Live:
         """What the broker retains now under these topic filters (a new subscription: retained
         messages only), topic -> payload, empty ones left out."""
         got, lock = {}, threading.Lock()
-        c = paho.Client(client_id="altbeacond-check-retained-" + secrets.token_hex(3))
+        c = mqtt_client("altbeacond-check-retained-" + secrets.token_hex(3))
         c.username_pw_set("check", self.passwords["check"])
         c.on_connect = lambda cl, u, f, rc: cl.subscribe([(p, 0) for p in patterns])
 
@@ -756,6 +781,10 @@ class Live:
         ok, detail = wait_until("HA running", started, timeout=START_TIMEOUT)
         if not ok:
             raise RuntimeError(f"Home Assistant never reached RUNNING: {detail}")
+        global HA_READS_PROGRESS
+        self.ha_version = self.ha.request("GET", "/api/config").get("version", "")
+        HA_READS_PROGRESS = tuple(int(x) for x in re.findall(r"\d+", self.ha_version)[:2]) >= (2024, 11)
+        say(f"Home Assistant {self.ha_version}" + (": its update entities read in_progress and update_percentage" if HA_READS_PROGRESS else ""))
         self.timings["HA start (launch to RUNNING)"] = time.monotonic() - t
         self.ha_launched = t
 
@@ -929,6 +958,11 @@ class Live:
         if told != "connected=1\n":
             fail(f"update: the monitor told the update gate {told!r}, expected 'connected=1\\n'")
         os.unlink(request)   # the updater takes it; it tried 1.3.0, whose beacon never came on air
+        self.write_update_state(installed_version="1.2.0", slot="A", phase="installing", progress=42)
+        asked = "asked the updater for 1.3.0 (Home Assistant)"   # the monitor's word until the updater's outcome
+        FIRMWARE.update(firmware=FirmwareIs("on", "1.2.0", "1.3.0", "Installing: 42 %. Last: " + asked, True, percentage=42),
+                        update_outcome=asked)
+        self.check_states("update (installing)", expected_alive(self.last_alive))
         why = "rolled back from 1.3.0: its beacon was not on air within 600 s"
         self.write_update_state(installed_version="1.2.0", slot="A", phase="idle", outcome="rolled-back", outcome_version="1.3.0",
                                 message="its beacon was not on air within 600 s", time=int(time.time()))
