@@ -21,6 +21,24 @@ image_version() { head -n1 "$ALTBEACON_IMAGE_VERSION_FILE" 2>/dev/null | tr -cd 
 # one line, no characters that would break a key=value file or the boot state
 one_line() { printf '%s' "$*" | tr '\n\r\t' '   ' | tr -cd '[:print:]' | cut -c1-300; }
 
+# rauc_refusal RAUC_ERROR: RAUC's own words and, where they name it, the real reason in ours: the
+# card's clock (a Pi has no real-time clock; the keyring checks the signer at the bundle's signing
+# time, so this is a bundle signed before its certificate began), an expired key, another key, or
+# a damaged file
+rauc_refusal() {
+  case "$1" in
+    *"not yet valid"*) hint="signed before its certificate's start (the signing machine's clock?); this card's clock reads $(date -u +%Y-%m-%dT%H:%MZ)" ;;
+    *"has expired"*) hint="the fleet key that signed it had expired when it was signed: sign with a current key" ;;
+    *"local issuer"*|*"signature failure"*|*"self-signed certificate"*|*"self signed certificate"*|*"unable to verify"*)
+      hint="not signed with this fleet's key" ;;
+    *"revoked"*) hint="signed with a revoked key" ;;
+    "") hint="" ;;
+    *"signature"*|*"Signature"*) hint="its signature does not verify: damaged, or not this fleet's" ;;
+    *) hint="" ;;
+  esac
+  printf 'RAUC: %s%s' "$(one_line "${1:-cannot read it}")" "${hint:+ ($hint)}"
+}
+
 # write_progress PERCENT: the state file write_state last wrote, its progress line changed; shell
 # builtins but for chmod and mv (one call per step of RAUC's, so it keeps up with RAUC even where a
 # fork is slow: write_state's reads of the boot state took 2 s a line under emulation)
