@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 
 #include <mbedtls/ctr_drbg.h>
 #include <mbedtls/entropy.h>
@@ -196,7 +197,17 @@ static void verify_failure(ctls_session *s, char *err, size_t errlen) {
     }
     joined[o] = 0;
     if (joined[0] >= 'A' && joined[0] <= 'Z') joined[0] = (char)(joined[0] - 'A' + 'a');
-    snprintf(err, errlen, "the broker's certificate is not trusted: %s", o ? joined : "verification failed");
+    int n = snprintf(err, errlen, "the broker's certificate is not trusted: %s", o ? joined : "verification failed");
+    // A Raspberry Pi has no real-time clock: until a time server answers, its clock may read months
+    // before a certificate made today. Said with the clock; the connection is tried again with
+    // back-off, so it succeeds once the clock moves.
+    if ((mbedtls_ssl_get_verify_result(&s->ssl) & MBEDTLS_X509_BADCERT_FUTURE) && n > 0 && (size_t)n < errlen) {
+        time_t now = time(NULL);
+        struct tm tm;
+        char when[32] = "?";
+        if (gmtime_r(&now, &tm)) strftime(when, sizeof when, "%Y-%m-%d", &tm);
+        snprintf(err + n, errlen - (size_t)n, " (this machine's clock reads %s: not set yet? tried again as it moves)", when);
+    }
 }
 
 static int outcome(ctls_session *s, int ret, const char *doing, char *err, size_t errlen) {

@@ -1,7 +1,8 @@
 # timeout: 240
 # Issue 30, TLS to the broker: `altbeacond monitor` (no adapter needed: its MQTT output runs all the
-# same) against Debian's mosquitto with three TLS listeners (a good certificate; an expired one; one
-# that asks for a client certificate). Connected and publishing with the right CA and server name;
+# same) against Debian's mosquitto with four TLS listeners (a good certificate; an expired one; one
+# not valid yet, as a Pi whose clock is not set yet sees one, connected once the clock moves; one that
+# asks for a client certificate). Connected and publishing with the right CA and server name;
 # refused, said plainly and tried again with a wrong CA, an expired certificate and a wrong server
 # name, by the listener that wants a client certificate without one, and by one that never answers
 # the handshake (the CONNACK deadline covers it); connected with a client certificate. At
@@ -14,17 +15,20 @@ mkdir -p "$T" && cd "$T" || tb_fail "no $T"
 
 # --- certificates: a CA, another CA, the broker's (valid; expired), a client's ------------------
 ossl() { openssl "$@" >>"$T/openssl.log" 2>&1 || { cat "$T/openssl.log"; tb_fail "openssl $1"; }; }
-ossl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 30 -subj /CN=altbeacond-test-ca
+ossl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 7300 -subj /CN=altbeacond-test-ca
 ossl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout other-ca.key -out other-ca.pem -days 30 -subj /CN=another-ca
 ossl req -newkey rsa:2048 -nodes -keyout broker.key -out broker.csr -subj /CN=broker.test
 printf 'subjectAltName = DNS:broker.test\n' >san.ext
 ossl x509 -req -in broker.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 30 -extfile san.ext -out broker.pem
 # expired: `openssl ca` takes explicit dates (x509 -req has none in OpenSSL 3.0)
 mkdir -p ca-db && : >ca-db/index.txt && echo 1000 >ca-db/serial
-printf '[ca]\ndefault_ca = t\n[t]\ndatabase = %s/ca-db/index.txt\nserial = %s/ca-db/serial\nnew_certs_dir = %s/ca-db\ndefault_md = sha256\npolicy = p\ncopy_extensions = copy\n[p]\ncommonName = supplied\n' \
+printf '[ca]\ndefault_ca = t\n[t]\nunique_subject = no\ndatabase = %s/ca-db/index.txt\nserial = %s/ca-db/serial\nnew_certs_dir = %s/ca-db\ndefault_md = sha256\npolicy = p\ncopy_extensions = copy\n[p]\ncommonName = supplied\n' \
   "$T" "$T" "$T" >ca.cnf
 ossl ca -batch -config ca.cnf -cert ca.pem -keyfile ca.key -in broker.csr -out expired.pem \
   -startdate 20200101000000Z -enddate 20200201000000Z -extfile san.ext
+# not yet valid: what a Pi whose clock has not been set yet sees of a certificate made today
+ossl ca -batch -config ca.cnf -cert ca.pem -keyfile ca.key -in broker.csr -out future.pem \
+  -startdate 20400101000000Z -enddate 20400201000000Z -extfile san.ext
 ossl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout client.key -out client.csr -subj /CN=monitor
 ossl x509 -req -in client.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 30 -out client.pem
 chmod 0600 client.key
@@ -49,6 +53,10 @@ cafile $T/ca.pem
 certfile $T/broker.pem
 keyfile $T/broker.key
 require_certificate true
+listener 8887 127.0.0.1
+cafile $T/ca.pem
+certfile $T/future.pem
+keyfile $T/broker.key
 CONF
 mosquitto -c mosquitto.conf >mosquitto.log 2>&1 &
 for ((i = 0; i < 50; i++)); do mosquitto_sub -t x -W 1 -C 1 >/dev/null 2>&1; [ $? != 27 ] || break; _tb_sleep 0.1; done
@@ -103,6 +111,7 @@ wait "${PIDS[-1]}"; rc=$?
 monitor good 8883 "${tls[@]}"
 monitor wrongca 8883 'tls = true' "ca_file = \"$T/other-ca.pem\"" 'server_name = "broker.test"'
 monitor expired 8884 "${tls[@]}"
+monitor future 8887 "${tls[@]}"
 monitor wrongname 8883 'tls = true' "ca_file = \"$T/ca.pem\"" 'server_name = "other.test"'
 monitor nocert 8885 "${tls[@]}"
 # a listener that takes the connection and never answers the ClientHello: the CONNACK deadline
@@ -127,6 +136,8 @@ wait_log wrongca "the broker's certificate is not trusted: the certificate is no
   || { dump /tmp/wrongca.log; tb_fail "wrong CA: not said"; }
 wait_log expired "the broker's certificate is not trusted: the certificate validity has expired" 15 \
   || { dump /tmp/expired.log; tb_fail "expired certificate: not said"; }
+wait_log future "the broker's certificate is not trusted: the certificate validity starts in the future (this machine's clock reads 20[0-9][0-9]-[0-9][0-9]-[0-9][0-9]: not set yet? tried again as it moves)" 15 \
+  || { dump /tmp/future.log; tb_fail "a certificate not yet valid: not said with the clock"; }
 wait_log wrongname "the broker's certificate is not trusted: the certificate Common Name (CN) does not match with the expected CN" 15 \
   || { dump /tmp/wrongname.log; tb_fail "wrong server name: not said"; }
 # TLS 1.2 (Mbed TLS 2.28): the broker hangs up in the handshake; TLS 1.3 (3.6): it alerts after it
@@ -134,12 +145,20 @@ wait_log nocert "MQTT: 127.0.0.1:8885: .*(does it want a client certificate? cer
 wait_log stall "MQTT: 127.0.0.1:8886: no answer from the broker within 10 s" 15 || { dump /tmp/stall.log; tb_fail "a silent TLS listener: not said within the CONNACK deadline"; }
 # Each refusal is tried again with back-off, said once per cause, and never connects.
 _tb_sleep 4
-for n in wrongca expired wrongname nocert stall; do
+for n in wrongca expired future wrongname nocert stall; do
   ! grep -q 'MQTT: connected' "/tmp/$n.log" || { dump "/tmp/$n.log"; tb_fail "$n connected"; }
   kill -0 "${PIDS[@]}" 2>/dev/null || tb_fail "a monitor exited"
 done
+# The clock moves (as when a time server first answers a Pi): the monitor refused for a certificate
+# not valid yet connects at its next try, unasked (the CA is valid for 20 years, the certificate
+# in January 2040)
+date -u -s '2040-01-15 12:00:00' >/dev/null || tb_fail "cannot set the guest's clock"
+t0=$(tb_now_ms)
+wait_log future "MQTT: connected to 127.0.0.1:8887 over TLS" 45 \
+  || { dump /tmp/future.log; tb_fail "future: not connected within 45 s of the clock moving"; }
+tb_log "future: connected $(( $(tb_now_ms) - t0 )) ms after the clock moved to 2040-01-15 (back-off at most 30 s)"
 tb_log "good: $(grep -o 'connected to .*' /tmp/good.log | head -1)"
-for n in wrongca expired wrongname nocert stall; do tb_log "$n: $(grep -m1 -o 'MQTT: 127.*' "/tmp/$n.log")"; done
+for n in wrongca expired future wrongname nocert stall; do tb_log "$n: $(grep -m1 -o 'MQTT: 127.*' "/tmp/$n.log")"; done
 tb_log "$(grep -m1 -o 'MQTT: TLS .*' /tmp/good.log)"
 kill "${PIDS[@]}" "$silent_pid" 2>/dev/null
 tb_pass
