@@ -28,7 +28,7 @@ ossl ca -batch -config ca.cnf -cert ca.pem -keyfile ca.key -in broker.csr -out e
   -startdate 20200101000000Z -enddate 20200201000000Z -extfile san.ext
 # not yet valid: what a Pi whose clock has not been set yet sees of a certificate made today
 ossl ca -batch -config ca.cnf -cert ca.pem -keyfile ca.key -in broker.csr -out future.pem \
-  -startdate 20400101000000Z -enddate 20400201000000Z -extfile san.ext
+  -startdate 20370101000000Z -enddate 20370201000000Z -extfile san.ext
 ossl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout client.key -out client.csr -subj /CN=monitor
 ossl x509 -req -in client.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 30 -out client.pem
 chmod 0600 client.key
@@ -59,6 +59,7 @@ certfile $T/future.pem
 keyfile $T/broker.key
 CONF
 mosquitto -c mosquitto.conf >mosquitto.log 2>&1 &
+broker_pid=$!
 for ((i = 0; i < 50; i++)); do mosquitto_sub -t x -W 1 -C 1 >/dev/null 2>&1; [ $? != 27 ] || break; _tb_sleep 0.1; done
 
 # monitor NAME PORT [MQTT LINES...]: a monitor whose broker is 127.0.0.1:PORT, its log /tmp/NAME.log;
@@ -151,12 +152,18 @@ for n in wrongca expired future wrongname nocert stall; do
 done
 # The clock moves (as when a time server first answers a Pi): the monitor refused for a certificate
 # not valid yet connects at its next try, unasked (the CA is valid for 20 years, the certificate
-# in January 2040)
-date -u -s '2040-01-15 12:00:00' >/dev/null || tb_fail "cannot set the guest's clock"
+# in January 2037, before 2038-01-19: a broker under emulation crashed past it)
+date -u -s '2037-01-15 12:00:00' >/dev/null || tb_fail "cannot set the guest's clock"
 t0=$(tb_now_ms)
+# The broker shares the guest's clock here (on a card it runs elsewhere, its clock right): trixie's
+# mosquitto 2.0.21 on aarch64 crashed when the clock jumped to 2040. It is started again, as a
+# broker that was there all along, so that what is tested is the monitor's retry.
+kill "$broker_pid" 2>/dev/null; wait "$broker_pid" 2>/dev/null
+mosquitto -c mosquitto.conf >>mosquitto.log 2>&1 &
+broker_pid=$!
 wait_log future "MQTT: connected to 127.0.0.1:8887 over TLS" 45 \
   || { dump /tmp/future.log; tb_fail "future: not connected within 45 s of the clock moving"; }
-tb_log "future: connected $(( $(tb_now_ms) - t0 )) ms after the clock moved to 2040-01-15 (back-off at most 30 s)"
+tb_log "future: connected $(( $(tb_now_ms) - t0 )) ms after the clock moved to 2037-01-15 (back-off at most 30 s)"
 tb_log "good: $(grep -o 'connected to .*' /tmp/good.log | head -1)"
 for n in wrongca expired future wrongname nocert stall; do tb_log "$n: $(grep -m1 -o 'MQTT: 127.*' "/tmp/$n.log")"; done
 tb_log "$(grep -m1 -o 'MQTT: TLS .*' /tmp/good.log)"
