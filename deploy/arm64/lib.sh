@@ -146,21 +146,28 @@ ARM64_CROSS_PACKAGES=(swiftlang libc6-dev libstdc++-14-dev binutils-aarch64-linu
 # arm64_cross_ensure: makes the cross chroot once (mmdebstrap, amd64: no emulation)
 arm64_cross_ensure() { arm64_locked cross arm64_cross_ensure_locked; }
 arm64_cross_ensure_locked() {
-  local want have tmp inc
-  want="$ARM64_SUITE ${ARM64_CROSS_PACKAGES[*]}"
-  have=$(cat "$ARM64_CROSS/.altbeacond-stamp" 2>/dev/null || true)
-  [ "$want" = "$have" ] && return 0
-  tmp="$ARM64_CACHE/cross.new"
+  arm64_root_make "$ARM64_CROSS" amd64 "$ARM64_SUITE ${ARM64_CROSS_PACKAGES[*]}" \
+    "the $ARM64_SUITE amd64 cross toolchain (mmdebstrap; about a minute)" "${ARM64_CROSS_PACKAGES[@]}"
+}
+
+# arm64_root_make DEST ARCH STAMP WHAT PACKAGES...: an $ARM64_SUITE root of ARCH made with
+# mmdebstrap (--variant=apt) into DEST.new and renamed over DEST whole, unless DEST's stamp is
+# STAMP already; WHAT names it in the log. The caller holds DEST's lock.
+arm64_root_make() {
+  local dest=$1 arch=$2 stamp=$3 what=$4 tmp inc
+  shift 4
+  [ "$(cat "$dest/.altbeacond-stamp" 2>/dev/null)" = "$stamp" ] && return 0
+  tmp="$dest.new"
   arm64_umount_all "$tmp"
   rm -rf "$tmp"
-  arm64_log "making the $ARM64_SUITE amd64 cross toolchain (mmdebstrap; about a minute): $ARM64_CROSS"
-  inc=$(IFS=,; echo "${ARM64_CROSS_PACKAGES[*]}")
-  mmdebstrap --quiet --mode=root --arch=amd64 --variant=apt --include="$inc" \
-    --aptopt='Acquire::Retries "3"' "$ARM64_SUITE" "$tmp" "$ARM64_MIRROR" >&2 || arm64_die "mmdebstrap (cross) failed"
-  echo "$want" >"$tmp/.altbeacond-stamp"
-  arm64_umount_all "$ARM64_CROSS"
-  rm -rf "$ARM64_CROSS"
-  mv "$tmp" "$ARM64_CROSS"
+  arm64_log "making $what: $dest"
+  inc=$(IFS=,; echo "$*")
+  mmdebstrap --quiet --mode=root --arch="$arch" --variant=apt --include="$inc" \
+    --aptopt='Acquire::Retries "3"' "$ARM64_SUITE" "$tmp" "$ARM64_MIRROR" >&2 || arm64_die "mmdebstrap ($what) failed"
+  echo "$stamp" >"$tmp/.altbeacond-stamp"
+  arm64_umount_all "$dest"
+  rm -rf "$dest"
+  mv "$tmp" "$dest"
 }
 
 # arm64_cross SCRIPT: runs bash SCRIPT in the cross chroot, in /src (the repo, at the same path as
