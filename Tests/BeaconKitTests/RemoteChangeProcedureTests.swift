@@ -86,7 +86,10 @@ final class RemoteChangeProcedureTests: XCTestCase {
         var rig = Rig()
         rig.take([RemoteRequest(.set(.power, "-59")), RemoteRequest(.set(.advertising, "ON")), RemoteRequest(.set(.major, "1.0"))])
         XCTAssertEqual(rig.writes.count, 0, "the same values, and advertising's default where the key is absent: \(rig.text)")
-        XCTAssertEqual(rig.effects.filter { if case .report(_, _, true, "already so: nothing written") = $0 { true } else { false } }.count, 3)
+        // said in the log only: no report, so no status `change` and no Change event in HA
+        XCTAssertEqual(rig.effects.filter { if case .note(let t) = $0, t.hasSuffix(": already so: nothing written") { true } else { false } }.count, 3,
+                       "\(rig.effects)")
+        XCTAssertFalse(rig.effects.contains { if case .report = $0 { true } else { false } }, "\(rig.effects)")
         // A retained setting applied again at every reconnection costs nothing either.
         rig.take([RemoteRequest(.set(.power, "-40"))])
         rig.nowMs += 60_000

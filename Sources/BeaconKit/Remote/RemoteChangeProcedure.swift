@@ -157,7 +157,10 @@ public struct RemoteChangeProcedure: Sendable {
             held.removeAll { $0.setting == s.setting && $0.value == s.value }
             switch outcome {
             case .refused(let why): effects.append(.report(request: s.summary, origin: s.origin, applied: false, message: why))
-            case .alreadySo: effects.append(.report(request: s.summary, origin: s.origin, applied: true, message: "already so: nothing written"))
+            // Logged, never reported: a report is the status file's `change` and Home Assistant's
+            // Change event, and a retained setting applied again at every reconnection would
+            // fire one each time for nothing (issue 48).
+            case .alreadySo: effects.append(.note("\(s.summary)\(s.origin.isEmpty ? "" : " (from \(s.origin))"): already so: nothing written"))
             case .changes: changing.append(s)
             }
             if s.requests > 1 { effects.append(.note("\(s.requests - 1) earlier change\(s.requests == 2 ? "" : "s") of \(s.setting.rawValue) superseded by \(s.summary)")) }
