@@ -207,7 +207,8 @@ final class MonitorExportTests: XCTestCase {
         XCTAssertEqual(temp["device_class"]?.string, "temperature")
         XCTAssertEqual(temp["unit_of_measurement"]?.string, "°C")
         XCTAssertEqual(temp["value_template"]?.string,
-                       "{{ value_json.tlm.temperature_c if value_json is defined and value_json.tlm and value_json.tlm.temperature_c is not none else 'None' }}")
+                       "{{ value_json.tlm.temperature_c if value_json is defined and value_json.heard and value_json.tlm and value_json.tlm.temperature_c is not none else 'None' }}",
+                       "unknown while the beacon is silent (issue 48), not its last value")
         let battery = try XCTUnwrap(JSONValue.parse(Array(pairs[3].payload.utf8)))
         XCTAssertEqual(battery["device_class"]?.string, "voltage")
         XCTAssertEqual(battery["unit_of_measurement"]?.string, "mV")

@@ -88,15 +88,18 @@ extension MonitorExport {
     /// its frame type (no `via_device`: no one monitor is its way in); and this monitor's own
     /// entities on it, named after the node: connectivity ("Heard by <node>", ON while heard,
     /// OFF while silent), RSSI, and the TLM temperature, battery voltage and uptime (unknown
-    /// until a TLM frame is heard). Every entity is unavailable while `statusTopic` says
+    /// until a TLM frame is heard, and while the beacon is silent). Every entity is unavailable while `statusTopic` says
     /// "offline" (the monitor's will) or after `expireAfterS` without a refresh.
     public static func discovery(_ e: Expectation, node: String, prefix: String, version: String = "") -> [(topic: String, payload: String)] {
         let id = beaconEntityID(e, node: node)
         let state = jsonString(beaconTopic(node: node, name: e.name))
         let device = "{\"identifiers\":[\(jsonString(beaconDeviceID(e)))],\"name\":\(jsonString(e.name)),"
             + "\"model\":\(jsonString(frameModel(e.type)))}"
+        // Unknown while the beacon is silent (issue 48): the last TLM heard stays in the state
+        // JSON, but a silent beacon's temperature or battery is not known any more.
         func tlm(_ key: String) -> String {
-            jsonString("{{ value_json.tlm.\(key) if value_json is defined and value_json.tlm and value_json.tlm.\(key) is not none else 'None' }}")
+            jsonString("{{ value_json.tlm.\(key) if value_json is defined and value_json.heard and value_json.tlm "
+                       + "and value_json.tlm.\(key) is not none else 'None' }}")
         }
         let entities: [Entity] = [
             Entity(component: "binary_sensor", object: "connectivity", name: "Heard by \(node)", members: [
@@ -167,8 +170,12 @@ extension MonitorExport {
     /// One entity's discovery message. `availability`: the status topic says whether the values
     /// are current (not for the entity that shows the status itself), and `expireAfterS` bounds
     /// how old they may be (`expires`: for the components that take it). `state` nil: none (a button).
+    /// `daemonRunning`: the local beacon's state topic (JSON string), for an entity that is
+    /// `unavailable` while the beacon daemon is not running (its `phase` null) as well as after
+    /// the monitor's will (issue 48: a control or the start time of a dead daemon shows nothing).
     static func config(_ ent: Entity, id: String, node: String, prefix: String, state: String?, device: String,
-                       availability: Bool = true, expires: Bool = true, version: String = "") -> (topic: String, payload: String) {
+                       availability: Bool = true, expires: Bool = true, daemonRunning: String? = nil,
+                       version: String = "") -> (topic: String, payload: String) {
         var m: [(String, String)] = [
             ("name", jsonString(ent.name)),
             ("unique_id", jsonString("\(id)__\(ent.object)")),
@@ -177,10 +184,21 @@ extension MonitorExport {
         m += ent.members
         if availability {
             if expires { m.append(("expire_after", "\(expireAfterS)")) }
-            m += [
-                ("availability_topic", jsonString(statusTopic(node: node))),
-                ("payload_available", "\"online\""), ("payload_not_available", "\"offline\""),
-            ]
+            if let daemonRunning {
+                // both must say online (HA's availability_mode all)
+                let running = jsonString("{{ 'online' if value_json is defined and value_json.phase is not none else 'offline' }}")
+                m += [
+                    ("availability", "[{\"topic\":\(jsonString(statusTopic(node: node))),\"payload_available\":\"online\","
+                        + "\"payload_not_available\":\"offline\"},{\"topic\":\(daemonRunning),\"value_template\":\(running),"
+                        + "\"payload_available\":\"online\",\"payload_not_available\":\"offline\"}]"),
+                    ("availability_mode", "\"all\""),
+                ]
+            } else {
+                m += [
+                    ("availability_topic", jsonString(statusTopic(node: node))),
+                    ("payload_available", "\"online\""), ("payload_not_available", "\"offline\""),
+                ]
+            }
         }
         m += [("device", device), ("origin", "{\"name\":\"altbeacond\"" + (version.isEmpty ? "" : ",\"sw_version\":" + jsonString(version)) + "}")]
         let payload = "{" + m.map { jsonString($0.0) + ":" + $0.1 }.joined(separator: ",") + "}"
