@@ -33,7 +33,8 @@ final class LocalBeaconExportTests: XCTestCase {
         XCTAssertEqual(v["config_refused"], .bool(true))
         XCTAssertEqual(v["refused_edit"]?.string, "config.toml:3:9: major must be between 0 and 65535, found 70000")
         XCTAssertEqual(v["version"]?.string, "0.1.0")
-        XCTAssertEqual(v["uptime_s"]?.integer, 125)
+        XCTAssertEqual(v["started"]?.string, "2025-11-24T16:00:00+00:00", "when it started, not an uptime that moves at every publish")
+        XCTAssertNil(v["uptime_s"])
         XCTAssertEqual(v["soc_temperature_c"], .number("51.5"))
     }
 
@@ -41,7 +42,7 @@ final class LocalBeaconExportTests: XCTestCase {
         let json = MonitorExport.localBeaconJSON(result(.unknown, nil), machine: LocalMachine(nowS: 5, socTemperatureMilliC: nil))
         XCTAssertEqual(json, "{\"health\":\"not-running\",\"on_air\":false,\"reason\":\"a reason\",\"phase\":null,\"fault\":null,\"rearms\":null,"
                        + "\"frames_on_air\":null,\"adapter\":null,\"interval_ms\":null,\"config_refused\":null,\"refused_edit\":null,"
-                       + "\"version\":null,\"uptime_s\":null,\"soc_temperature_c\":null,\"uuid\":null,\"major\":null,\"minor\":null,"
+                       + "\"version\":null,\"started\":null,\"soc_temperature_c\":null,\"uuid\":null,\"major\":null,\"minor\":null,"
                        + "\"power\":null,\"configured_interval_ms\":null,\"advertising\":null,\"identifying\":null,\"frame_altbeacon\":null,"
                        + "\"frame_ibeacon\":null,\"frame_overflow\":null,\"frame_eddystone\":null,\"frame_eddystone_tlm\":null,\"change\":null,"
                        + "\"change_time\":null}")
@@ -91,7 +92,7 @@ final class LocalBeaconExportTests: XCTestCase {
             + MonitorExport.observerDiscovery(node: "p", prefix: "homeassistant").dropLast()
             + MonitorExport.discovery(Expectation(name: "b", frame: AltBeaconFrame(BeaconIdentity(uuid: studyGuideUUID, major: 1, minor: 2))),
                                       node: "p", prefix: "homeassistant")
-        for (topic, payload) in all {
+        for (topic, payload) in all where !payload.isEmpty {
             let v = try XCTUnwrap(JSONValue.parse(Array(payload.utf8)), topic)
             for key in ["value_template", "json_attributes_template"] {
                 guard let t = v[key]?.string, t.contains("value_json") else { continue }
@@ -100,14 +101,42 @@ final class LocalBeaconExportTests: XCTestCase {
             if v["state_class"] != nil || v["unit_of_measurement"] != nil || topic.contains("/number/") {
                 XCTAssertFalse(v["value_template"]?.string?.contains("'unknown'") ?? false, "\(topic): a numeric state takes None")
             }
-            if topic.contains("/uptime/") {
-                XCTAssertEqual(v["state_class"]?.string, "total_increasing", "ESPHome's uptime: \(topic)")
+            if topic.contains("/started/") {
+                XCTAssertEqual(v["device_class"]?.string, "timestamp", topic)
+                XCTAssertEqual(v["state_topic"]?.string, "altbeacond/p/beacon/started", "times only, never a null")
+                XCTAssertNil(v["value_template"])
+                XCTAssertNil(v["expire_after"], "published only when it changes")
                 XCTAssertEqual(v["entity_category"]?.string, "diagnostic")
             }
             if v["json_attributes_topic"] != nil {
                 XCTAssertNotNil(v["json_attributes_template"], "\(topic): the whole JSON as attributes is a recorder row per refresh")
             }
         }
+    }
+
+    /// Issue 48: when the daemon started, on a topic of its own (a recorder row per restart, not
+    /// per publish); the controls and that entity unavailable while the daemon is not running
+    /// (both the monitor's will and the daemon's phase say so); the old Uptime entity removed.
+    func testStartedAndTheControlsFollowTheDaemon() throws {
+        XCTAssertEqual(MonitorExport.localBeaconStarted(result(.degraded, Self.file)), "2025-11-24T16:00:00+00:00")
+        XCTAssertNil(MonitorExport.localBeaconStarted(result(.unknown, Self.file)), "a dead daemon's file says nothing")
+        let beacon = MonitorExport.localBeaconDiscovery(node: "p", prefix: "homeassistant", announce: true)
+        XCTAssertEqual(beacon.last?.topic, "homeassistant/sensor/altbeacond_beacon__p/uptime/config")
+        XCTAssertEqual(beacon.last?.payload, "", "the Uptime entity of earlier versions removed")
+        let controls = MonitorExport.localBeaconControlDiscovery(node: "p", prefix: "homeassistant", announce: true)
+        let started = try XCTUnwrap(beacon.first { $0.topic.contains("/started/") })
+        for (topic, payload) in controls + [started] {
+            let v = try XCTUnwrap(JSONValue.parse(Array(payload.utf8)), topic)
+            let follows = topic.contains("/started/") || !topic.contains("/sensor/") && !topic.contains("/event/")
+            XCTAssertEqual(v["availability_mode"]?.string, follows ? "all" : nil, topic)
+            guard follows else { XCTAssertEqual(v["availability_topic"]?.string, "altbeacond/p/status", topic); continue }
+            guard case .array(let a)? = v["availability"], a.count == 2 else { return XCTFail("\(topic): \(payload)") }
+            XCTAssertEqual(a[0]["topic"]?.string, "altbeacond/p/status")
+            XCTAssertEqual(a[1]["topic"]?.string, "altbeacond/p/beacon")
+            XCTAssertEqual(a[1]["value_template"]?.string, "{{ 'online' if value_json is defined and value_json.phase is not none else 'offline' }}")
+            XCTAssertNil(v["availability_topic"])
+        }
+        XCTAssertTrue(controls.contains { $0.topic.contains("/number/") && $0.payload.contains("availability_mode") })
     }
 
     func testTheVersionIsTheDevicesSoftwareVersionAndTheOrigins() throws {
@@ -121,9 +150,13 @@ final class LocalBeaconExportTests: XCTestCase {
         XCTAssertNil(unknown["device"]?["sw_version"], "left out when not known")
     }
 
+    /// Twelve entities: eleven read from the state topic, Started from its own (issue 48); then
+    /// the removal of the Uptime entity of earlier versions.
     func testOneDeviceTwelveEntitiesAllOnItsTopic() throws {
-        let d = MonitorExport.localBeaconDiscovery(node: "hall.pi", prefix: "homeassistant", announce: true)
-        XCTAssertEqual(d.count, 12)
+        let all = MonitorExport.localBeaconDiscovery(node: "hall.pi", prefix: "homeassistant", announce: true)
+        XCTAssertEqual(all.count, 13)
+        let d = all.filter { !$0.topic.contains("/started/") && !$0.payload.isEmpty }
+        XCTAssertEqual(d.count, 11)
         XCTAssertEqual(d[0].topic, "homeassistant/binary_sensor/altbeacond_beacon__hall_2epi/on_air/config")
         var ids = Set<String>()
         for (topic, payload) in d {
@@ -135,9 +168,9 @@ final class LocalBeaconExportTests: XCTestCase {
             XCTAssertEqual(v["expire_after"]?.integer, Int64(MonitorExport.expireAfterS))
             ids.insert(try XCTUnwrap(v["unique_id"]?.string))
         }
-        XCTAssertEqual(ids.count, 12)
+        XCTAssertEqual(ids.count, 11)
         XCTAssertFalse(MonitorExport.localBeaconID(node: "x").hasPrefix("altbeacond__"), "never an observer's or an expected beacon's")
         XCTAssertEqual(MonitorExport.localBeaconDiscovery(node: "hall.pi", prefix: "homeassistant", announce: false).map(\.payload),
-                       Array(repeating: "", count: 12))
+                       Array(repeating: "", count: 13))
     }
 }

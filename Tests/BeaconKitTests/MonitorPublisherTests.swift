@@ -86,8 +86,8 @@ final class MonitorPublisherTests: XCTestCase {
         XCTAssertFalse(a.contains { if case .scheduleRefresh = $0 { true } else { false } }, "a change never delays the refresh")
         XCTAssertEqual(topics(p.changed(status(t), health: nil)), [])
         XCTAssertEqual(topics(p.refresh(status(t), health: nil, now: 30_000)),
-                       ["altbeacond/pi/beacons/lobby", "altbeacond/pi/observer", "altbeacond/pi/beacon", "altbeacond/pi/update",
-                        "altbeacond/pi/update/detail"],
+                       ["altbeacond/pi/beacons/lobby", "altbeacond/pi/observer", "altbeacond/pi/beacon", "altbeacond/pi/beacon/started",
+                        "altbeacond/pi/update", "altbeacond/pi/update/detail"],
                        "no beacon daemon: its state and its firmware's cleared at the first refresh, after their entities went")
         let r = p.refresh(status(t), health: nil, now: 60_000)
         XCTAssertEqual(topics(r), ["altbeacond/pi/beacons/lobby", "altbeacond/pi/observer"],

@@ -28,7 +28,7 @@ which is then renamed veranda; and monitors east and west expecting one beacon, 
    the observer's "Monitor" is `on`, then `off` after the will; every other entity is
    available until the will and `unavailable` after it; the local beacon's entities show what
    its status file says while the daemon runs, and `unknown` (but Health, On air and the SoC
-   temperature) once it was killed; each refusal is one "Change" event, identical or not; the
+   temperature) once it was killed, the controls and Started `unavailable` (issue 48); each refusal is one "Change" event, identical or not; the
    attic's local beacon entities are all removed and none rendered an error; porch's removed beacon
    and, once renamed, every porch entity are removed from HA and nothing of them stays retained on
    the broker, without an error; east and west make one device for their one beacon (the device
@@ -182,8 +182,21 @@ class Entity:
         self.template = Template(raw["value_template"], hass) if "value_template" in raw else None
         self.attributes = Template(raw["json_attributes_template"], hass) if "json_attributes_template" in raw else None
         self.expire_after = config.get("expire_after")
-        self.availability = raw.get("availability_topic")
-        self.available = self.availability is None
+        # mixins.py MqttAvailability: availability_topic, or the availability list (each entry
+        # its topic, an optional value_template and its payloads), and availability_mode: with
+        # "all" (issue 48: the local beacon's controls also follow its daemon) every topic must
+        # say available; every topic unavailable until its first message
+        entries = raw.get("availability") or ([{"topic": raw["availability_topic"],
+                                                 "payload_available": raw.get("payload_available", "online"),
+                                                 "payload_not_available": raw.get("payload_not_available", "offline")}]
+                                               if "availability_topic" in raw else [])
+        self.availabilities = {a["topic"]: (Template(a["value_template"], hass) if "value_template" in a else None,
+                                            a.get("payload_available", "online"), a.get("payload_not_available", "offline"))
+                               for a in entries}
+        self.availability_mode = raw.get("availability_mode", "latest")
+        self.availability = entries[0]["topic"] if entries else None   # the monitor's status topic: its node
+        self.available_by = {t: False for t in self.availabilities}
+        self.available_latest = False
         self.last_message = None
         self.value = None   # None: unknown
         self.events = []    # (t, event_type) of an event entity
@@ -203,11 +216,13 @@ class Entity:
 
     def message(self, t, topic, payload, retain):
         before = len(LOG.records)
-        if topic == self.availability:
-            if payload == self.config.get("payload_available", "online"):
-                self.available = True
-            elif payload == self.config.get("payload_not_available", "offline"):
-                self.available = False
+        if topic in self.availabilities:
+            template, on, off = self.availabilities[topic]
+            rendered = template.async_render_with_possible_json_value(payload) if template else payload
+            if rendered == on:
+                self.available_by[topic] = self.available_latest = True
+            elif rendered == off:
+                self.available_by[topic] = self.available_latest = False
         if topic == self.config.get("state_topic"):
             self.state_message(t, payload, retain)
         if topic == self.raw.get("json_attributes_topic") and (payload or self.attributes is not None):
@@ -294,6 +309,17 @@ class Entity:
                     return
                 self.value = rendered
                 return
+            if self.config.get("device_class") in ("timestamp", "date"):
+                # sensor.py of 2024.1: a timestamp must parse with its zone (a warning and unknown
+                # otherwise, "None" included); the state is then its ISO form in UTC
+                from homeassistant.util import dt as dt_util
+                when = dt_util.parse_datetime(rendered)
+                if when is None or when.tzinfo is None:
+                    fail(f"{self.name}: Invalid state message {payload[:60]!r}: no timestamp with a time zone")
+                    self.value = None
+                    return
+                self.value = dt_util.as_utc(when).isoformat()
+                return
             # device_class None or enum: the string is the state, verbatim ("None" shows as None)
             options = self.config.get("options")
             if options and rendered not in options:
@@ -349,6 +375,20 @@ class Entity:
             else:
                 fail(f"{self.name}: payload {rendered!r} is neither on nor off")
 
+    @property
+    def available(self):
+        if not self.availabilities:
+            return True
+        if self.availability_mode == "all":
+            return all(self.available_by.values())
+        if self.availability_mode == "any":
+            return any(self.available_by.values())
+        return self.available_latest
+
+    def subscribed(self):
+        """The topics HA subscribes the entity to: availability first, then its state."""
+        return list(dict.fromkeys(list(self.availabilities) + [self.config.get("state_topic")]))
+
     def state(self, t):
         # expire_after: async_call_later(expire_after) from the last message; expired until the first
         if self.expire_after and (self.last_message is None or t >= self.last_message + self.expire_after):
@@ -393,7 +433,7 @@ def replay(messages, hass, prefix="homeassistant"):
                         entities[m["topic"]] = e
                         history.setdefault(e.name, [])
                         # subscribing: the broker replays the retained messages of its topics
-                        for topic in (e.availability, e.config.get("state_topic")):
+                        for topic in e.subscribed():
                             if topic in retained:
                                 e.message(m["t"], topic, retained[topic], True)
                 continue
@@ -432,6 +472,7 @@ def check(history, entities, will):
     monitor = [e.name for e in entities if e.name.endswith("__monitor")]
     if not on_air or not monitor:
         fail("no On air or Monitor entity")
+    follows_daemon = {e.name for e in entities if e.availability_mode == "all"}
     for name in [e.name for e in entities]:
         states = history[name]
         up = [s for t, s in states if 1 <= t < will]
@@ -440,6 +481,8 @@ def check(history, entities, will):
             if set(up) != {"on"} or set(after) != {"off"}:
                 fail(f"{name}: {sorted(set(up))} while up, {sorted(set(after))} after the will (on, then off)")
             continue
+        if name in follows_daemon:   # unavailable once the daemon was killed (issue 48)
+            up = [s for t, s in states if 1 <= t < min(will, KILLED)]
         if "unavailable" in up:
             first = next(t for t, s in states if 1 <= t < will and s == "unavailable")
             fail(f"{name}: unavailable at {first:.0f} s while the monitor was up (the will at {will:.0f} s)")
@@ -462,7 +505,7 @@ def check(history, entities, will):
 REFUSAL = "refused: set power 5: config.toml:3:9: beacon.power must be -127…0"
 LOCAL_BEACON = {"on_air": "on", "health": "degraded", "phase": "advertising", "fault": "none", "rearms": "3",
                 "frames": "altbeacon, ibeacon", "adapter": "hci0", "interval": "100", "config_refused": "on",
-                "soc_temperature": "51.5", "uptime": "125", "version": "0.1.0",
+                "soc_temperature": "51.5", "started": "2025-11-24T16:00:00+00:00", "version": "0.1.0",
                 # [mqtt] control on: the configured values (the interval as configured, not on air)
                 "uuid": "2f234454-cf6d-4a0f-adf2-f4911ba9ffa6", "major": "1", "minor": "2", "power": "-59.0",
                 "interval_ms": "90", "advertising": "on", "altbeacon": "on", "ibeacon": "on", "overflow": "off",
@@ -472,6 +515,10 @@ LOCAL_BEACON = {"on_air": "on", "health": "degraded", "phase": "advertising", "f
                 "firmware": "on", "update_outcome": "none"}
 # Once the daemon was SIGKILLed (its status file left, its pid dead): nothing it said holds.
 DEAD = {k: "unknown" for k in LOCAL_BEACON}
+# Issue 48: the controls and Started follow the daemon: unavailable once it is not running.
+FOLLOW_DAEMON = ("uuid", "major", "minor", "power", "interval_ms", "advertising", "altbeacon", "ibeacon", "overflow",
+                 "eddystone", "eddystone_tlm", "identify", "restart", "started")
+DEAD.update({k: "unavailable" for k in FOLLOW_DAEMON})
 DEAD.update({"on_air": "off", "health": "not-running", "soc_temperature": "51.5", "change": None,
              # the card's firmware is the monitor's to say: by then 0.2.0 was rolled back
              "firmware": "on", "update_outcome": "rolled back from 0.2.0: its beacon was not on air within 600 s"})
@@ -502,7 +549,7 @@ def check_local_beacon(history, entities, will):
         fail(f"the Change events: {change[0].events}, want {CHANGES} (each refusal one event, identical or not)")
     if len(failures) == ok:
         print(f"the local beacon's device: {len(local)} entities, each as its status file says while the daemon runs, "
-              f"unknown once it was killed (but health, on air, the SoC); {len(CHANGES)} identical refusals, {len(CHANGES)} events")
+              f"unknown once it was killed (but health, on air, the SoC; the controls and Started unavailable); {len(CHANGES)} identical refusals, {len(CHANGES)} events")
 
 
 def check_firmware(entities):

@@ -31,7 +31,7 @@ name + entity name: HA's rule for discovered entities with a device).
 Scenarios (in this order; each needs the ones before it):
   start    every local-beacon entity shows what the status file says (on air, health, phase,
            fault, re-arms, frames on air, adapter, interval, config refused, SoC temperature,
-           uptime, version, and the control entities: UUID, major, minor, power, interval,
+           started (a timestamp), version, and the control entities: UUID, major, minor, power, interval,
            advertising and each frame switch, last change); no entity is unavailable and none
            shows the text "None"; the card is an A/B card (issue 39: an updater's state file in
            ALTBEACOND_UPDATE_DIR, installed 1.2.0) offered 1.3.0 on altbeacond/fleet/release:
@@ -47,9 +47,9 @@ Scenarios (in this order; each needs the ones before it):
            (control = "beacon": the fleet's install needs "fleet"), no request, the refusal shown;
            the firmware's entities keep saying so whatever the beacon daemon does (below)
   killed   the status file left by a dead pid (a SIGKILL, a crash, a power cut): Health
-           `unknown` or `not-running`, On air not `on`, Phase `unknown` (or `stopped`), every
-           other value `unknown` (the UUID text entity: also empty or unavailable, as HA 2024.1's
-           MQTT text takes any payload as its text), never its last value, never "None"; buttons
+           `unknown` or `not-running`, On air not `on`, Phase `unknown` (or `stopped`), the
+           controls (text, numbers, switches) and Started `unavailable` (issue 48: they follow
+           the daemon), every other value `unknown`, never its last value, never "None"; buttons
            and events (the time of the last press or event) aside
   stale    the status file of a live pid not rewritten for 200 s (a hung daemon): as killed, Health
            `unknown` or `stale`
@@ -80,6 +80,7 @@ are listed as not covered, see BLUETOOTH; they run before `log`):
 Prints each check, the timings (HA's start, discovery, the whole run) and exits 0 when all held,
 1 otherwise.
 """
+import datetime
 import json
 import os
 import pwd
@@ -282,22 +283,6 @@ def soc_temperature():
         return None
 
 
-class Approx:
-    """A number within a tolerance (uptime: the monitor's clock against ours)."""
-
-    def __init__(self, value, within):
-        self.value, self.within = value, within
-
-    def __call__(self, state):
-        try:
-            return state.lstrip("-").isdigit() and abs(int(state) - self.value) <= self.within
-        except ValueError:
-            return False
-
-    def __repr__(self):
-        return f"an integer within {self.within} of {self.value}"
-
-
 class NumberIs:
     """A number entity's state: HA 2024.1's MQTT number parses a payload that is not all digits
     (a negative one: "-59") as a float, so it shows "-59.0" whatever the monitor sends; the value
@@ -356,7 +341,8 @@ def expected_alive(s):
         "interval": str(s["interval_ms"]),
         "config_refused": onoff(s["config_refused"]),
         "soc_temperature": soc_temperature() or "unknown",
-        "uptime": Approx(int(time.time()) - s["started"], 90),
+        # issue 48: when the daemon started, a timestamp (HA's state: its ISO form in UTC)
+        "started": datetime.datetime.fromtimestamp(s["started"], datetime.timezone.utc).isoformat(),
         "version": s["version"],
         "uuid": s["uuid"],
         "major": str(s["major"]),
@@ -391,8 +377,9 @@ def expected_not_running(entities, why="not-running"):
             out[obj] = OneOf("off", "unknown")
         elif obj == "phase":
             out[obj] = OneOf("unknown", "stopped")
-        elif e["component"] == "text":
-            out[obj] = OneOf("unknown", "", "unavailable")
+        elif e["component"] in ("text", "number", "switch") or obj == "started":
+            # issue 48: the controls and Started follow the daemon (availability_mode all)
+            out[obj] = "unavailable"
         else:
             out[obj] = "unknown"
     out.update({k: v for k, v in FIRMWARE.items() if k in entities})

@@ -88,9 +88,12 @@ extension MonitorExport {
         return entities.map { e in
             // Only the sensor expires: HA's text, number, switch, button and event take no expire_after.
             let stateless = e.component == "button"
+            // The controls (text, number, switch, button) unavailable while the daemon is not
+            // running (issue 48): nothing would take a change, and the values are not known.
+            let control = e.component != "sensor" && e.component != "event"
             let c = MonitorExport.config(e, id: id, node: node, prefix: prefix,
                                          state: stateless ? nil : e.component == "event" ? changes : state, device: device,
-                                         expires: e.component == "sensor", version: version)
+                                         expires: e.component == "sensor", daemonRunning: control ? state : nil, version: version)
             return announce ? c : (topic: c.topic, payload: "")
         }
     }

@@ -23,6 +23,19 @@ extension MonitorExport {
     /// daemon applied or refused (issue 38), read by the "Change" event entity.
     public static func localBeaconChangeTopic(node: String) -> String { localBeaconTopic(node: node) + "/change" }
 
+    /// `altbeacond/<node>/beacon/started`: when the running daemon started (`UTCTimestamp`),
+    /// retained, the "Started" timestamp sensor's own topic: it changes only at a restart (one
+    /// recorder row), and holds only times, never the null of a daemon that is not running
+    /// (Home Assistant 2024.1 logs a warning for a timestamp sensor's unknown); that entity is
+    /// unavailable then instead (`config`'s `daemonRunning`).
+    public static func localBeaconStartedTopic(node: String) -> String { localBeaconTopic(node: node) + "/started" }
+
+    /// The running daemon's start for `localBeaconStartedTopic`; nil when it is not running.
+    public static func localBeaconStarted(_ h: HealthCheck.Result) -> String? {
+        guard h.verdict != .unknown, let started = h.status?["started"]?.integer else { return nil }
+        return UTCTimestamp.rfc3339(started)
+    }
+
     /// The local beacon's state: every value its entities show, null when not known. Whenever
     /// the daemon is not running (no status file, the file's pid dead, the file stale or no
     /// status file at all: `HealthCheck`'s verdict unknown), every value is null but `health`
@@ -41,7 +54,6 @@ extension MonitorExport {
         var refused = "null"
         if case .bool(let b)? = s?["config_refused"] { refused = b ? "true" : "false" }
         let started = s?["started"]?.integer
-        let uptime = started.map { "\(max(0, machine.nowS - $0))" } ?? "null"
         // The board's, not the daemon's: known whether the daemon runs or not.
         let soc = machine.socTemperatureMilliC.map { t in
             let tenths = (t + (t >= 0 ? 50 : -50)) / 100
@@ -64,7 +76,7 @@ extension MonitorExport {
             ("config_refused", refused),
             ("refused_edit", text("refused_edit")),
             ("version", text("version")),
-            ("uptime_s", uptime),
+            ("started", started.map { jsonString(UTCTimestamp.rfc3339($0)) } ?? "null"),
             ("soc_temperature_c", soc),
             // What the control entities show (issue 32): the configured values.
             ("uuid", text("uuid")),
@@ -185,17 +197,23 @@ extension MonitorExport {
                 ("device_class", "\"temperature\""), ("unit_of_measurement", jsonString("°C")), ("state_class", "\"measurement\""),
                 v(numericTemplate("soc_temperature_c")), diagnostic,
             ]),
-            // As ESPHome's uptime sensor: seconds, total_increasing (a restart begins a new cycle).
-            Entity(component: "sensor", object: "uptime", name: "Uptime", members: [
-                ("device_class", "\"duration\""), ("unit_of_measurement", "\"s\""), ("state_class", "\"total_increasing\""),
-                v(numericTemplate("uptime_s")), diagnostic,
-            ]),
             Entity(component: "sensor", object: "version", name: "Version", members: [v(textTemplate("version")), diagnostic]),
         ]
-        return entities.map { e in
+        var out = entities.map { e in
             let c = config(e, id: id, node: node, prefix: prefix, state: state, device: device, version: version)
             return announce ? c : (topic: c.topic, payload: "")
         }
+        // When the daemon started, as a timestamp (HA shows "3 hours ago"), on a topic of its own
+        // and published only when it changes: an uptime in seconds was a recorder row at every
+        // publish (issue 48). No expire_after: nothing is republished while nothing changes.
+        let started = config(Entity(component: "sensor", object: "started", name: "Started", members: [
+            ("device_class", "\"timestamp\""), diagnostic,
+        ]), id: id, node: node, prefix: prefix, state: jsonString(localBeaconStartedTopic(node: node)), device: device,
+            expires: false, daemonRunning: state, version: version)
+        out.append(announce ? started : (topic: started.topic, payload: ""))
+        // The Uptime sensor of earlier versions: removed (an empty retained config).
+        out.append((topic: "\(prefix)/sensor/\(id)/uptime/config", payload: ""))
+        return out
     }
 
     /// The Health entity's options: never HA's reserved `unknown`.

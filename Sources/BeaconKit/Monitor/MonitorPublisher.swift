@@ -223,6 +223,10 @@ public struct MonitorPublisher: Sendable {
         if let h = health ?? (healthAnnounced ? gone : nil) {
             out += publish(MonitorExport.healthTopic(node: node), String(h.json.dropLast()), force: force)
             out += publish(MonitorExport.localBeaconTopic(node: node), MonitorExport.localBeaconJSON(h, machine: machine), force: force)
+            // kept (retained) while the daemon is not running: the entity is unavailable then
+            if let started = MonitorExport.localBeaconStarted(h) {
+                out += publish(MonitorExport.localBeaconStartedTopic(node: node), started, force: force)
+            }
             out += changeEvent(h)
             // Its discovery changes with what the card can do (an Install appears): said first.
             out += firmwareDiscovery(force: false)
@@ -233,6 +237,7 @@ public struct MonitorPublisher: Sendable {
             out += publish(MonitorExport.healthTopic(node: node), "")
             if clearsLocal {
                 out += publish(MonitorExport.localBeaconTopic(node: node), "")
+                out += publish(MonitorExport.localBeaconStartedTopic(node: node), "")
                 out += publish(FirmwareUpdate.stateTopic(node: node), "")
                 out += publish(FirmwareUpdate.detailTopic(node: node), "")
             }
