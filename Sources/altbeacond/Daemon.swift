@@ -173,7 +173,8 @@ final class Daemon {
 
     private func scheduleWatchdogPing(everyMs ms: Int64) {
         // From the loop itself: if the loop stalls, the pings stop and systemd restarts us.
-        watchdogTimer.schedule(afterMs: ms) { [unowned self] in
+        watchdogTimer.schedule(afterMs: ms) { [weak self] in
+            guard let self else { return }
             notifier.notify("WATCHDOG=1")
             scheduleWatchdogPing(everyMs: ms)
         }
@@ -208,7 +209,8 @@ final class Daemon {
         if let systemd = sessions.outputs.first(where: { $0 is SystemdStatusOutput }) {
             sessions.outputs.removeAll { $0 === systemd }   // the line above is the last word
         }
-        sessions.stop(deadlineMs: Self.stopDeadlineMs) { [unowned self] in
+        sessions.stop(deadlineMs: Self.stopDeadlineMs) { [weak self] in
+            guard let self else { return }
             // Dark only now: the LED said "on air" for as long as the beacon was.
             lights?.release()
             // No daemon, no status file (health: unknown); the metrics say "off air" and age.

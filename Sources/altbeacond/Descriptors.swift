@@ -9,25 +9,28 @@ extension Daemon {
     static let reopenAfterMs: Int64 = 1000
 
     func watchSignals() {
-        loop.watch(signals.fd, lost: { [unowned self] e in
+        loop.watch(signals.fd, lost: { [weak self] e in
+            guard let self else { return }
             log.error("the signal descriptor broke (\(e)); opening a new one")
-            reopen("signals") { [unowned self] () throws(Errno) in
+            reopen("signals") { [weak self] () throws(Errno) in
+                guard let self else { return }
                 signals = try SignalDescriptor(signals: Self.signalsHandled)
                 watchSignals()
             }
-        }) { [unowned self] in onSignals() }
+        }) { [weak self] in self?.onSignals() }
     }
 
     static let signalsHandled = [SIGTERM, SIGINT, SIGHUP, SIGUSR1]
 
     func watchControl() {
-        loop.watch(control.fd, lost: { [unowned self] e in controlLost(e) }) { [unowned self] in onDeviceEvents() }
+        loop.watch(control.fd, lost: { [weak self] e in self?.controlLost(e) }) { [weak self] in self?.onDeviceEvents() }
     }
 
     func controlLost(_ e: Errno) {
         log.error("the HCI control socket broke (\(e)); opening a new one")
         loop.unwatch(control.fd)
-        reopen("control") { [unowned self] () throws(Errno) in
+        reopen("control") { [weak self] () throws(Errno) in
+            guard let self else { return }
             control = try HCIControlSocket()
             watchControl()
             // Device events may have been missed meanwhile: check the adapter from scratch.
@@ -36,13 +39,14 @@ extension Daemon {
     }
 
     func watchMonitor() {
-        loop.watch(monitor.fd, lost: { [unowned self] e in monitorLost(e) }) { [unowned self] in onMonitor() }
+        loop.watch(monitor.fd, lost: { [weak self] e in self?.monitorLost(e) }) { [weak self] in self?.onMonitor() }
     }
 
     func monitorLost(_ e: Errno) {
         log.error("the HCI monitor socket broke (\(e)); opening a new one")
         loop.unwatch(monitor.fd)
-        reopen("monitor") { [unowned self] () throws(Errno) in
+        reopen("monitor") { [weak self] () throws(Errno) in
+            guard let self else { return }
             monitor = try HCIMonitorSocket()
             retargetMonitor()
             watchMonitor()
@@ -54,13 +58,18 @@ extension Daemon {
             let w = try ConfigWatcher(path: configPath)
             edits.use(w)
             edits.delegate = self
-            loop.watch(w.fd, lost: { [unowned self] e in
+            loop.watch(w.fd, lost: { [weak self] e in
+                guard let self else { return }
                 log.error("the inotify descriptor broke (\(e)); watching \(configPath) anew")
-                reopen("inotify") { [unowned self] () throws(Errno) in
+                reopen("inotify") { [weak self] () throws(Errno) in
+                    guard let self else { return }
                     watchConfig()
                     configFileChanged()
                 }
-            }) { [unowned self] in if w.drain() { configFileChanged() } }
+            }) { [weak self] in
+                guard let self else { return }
+                if w.drain() { configFileChanged() }
+            }
         } catch {
             log.warning("cannot watch \(configPath) for edits (\(error)); SIGHUP still reloads it")
         }
@@ -69,17 +78,22 @@ extension Daemon {
     func watchRfkill() {
         guard let r = try? RfkillWatcher() else { return }
         rfkill = r
-        loop.watch(r.fd, lost: { [unowned self] e in
+        loop.watch(r.fd, lost: { [weak self] e in
+            guard let self else { return }
             log.warning("/dev/rfkill broke (\(e)); opening it again")
-            reopen("rfkill") { [unowned self] () throws(Errno) in watchRfkill() }
-        }) { [unowned self] in if r.drain() { sessions.rfkillChanged() } }
+            reopen("rfkill") { [weak self] () throws(Errno) in self?.watchRfkill() }
+        }) { [weak self] in
+            guard let self else { return }
+            if r.drain() { sessions.rfkillChanged() }
+        }
     }
 
     /// Runs `open` after a pause, and again every `reopenAfterMs` until it works.
     private func reopen(_ what: String, _ open: @escaping () throws(Errno) -> Void) {
         let timer = reopenTimers[what] ?? loop.makeTimer()
         reopenTimers[what] = timer
-        timer.schedule(afterMs: Self.reopenAfterMs) { [unowned self] in
+        timer.schedule(afterMs: Self.reopenAfterMs) { [weak self] in
+            guard let self else { return }
             do {
                 try open()
                 log.notice("\(what) descriptor open again")

@@ -10,7 +10,8 @@ final class AdapterSessionEscalationTests: ScriptedTestCase {
     func runUntilRestart(_ p: SessionProbe, atMostMs ms: Int64 = 300_000) -> Int64? {
         var at: Int64?
         let start = loop.now
-        p.onRestartRequested = { [unowned self] in
+        p.onRestartRequested = { [weak self] in
+            guard let self else { return }
             if at == nil { at = loop.now }
         }
         loop.run(atMostMs: ms) { at != nil }
@@ -62,7 +63,8 @@ final class AdapterSessionEscalationTests: ScriptedTestCase {
         c.powerDownDefault = .result(nil, afterMs: 200)
         let p = session(c, TestBeacons.config())
         var cured = false
-        c.onDeviceEvent = { [unowned c, unowned p] kind in
+        c.onDeviceEvent = { [weak c, weak p] kind in
+            guard let c, let p else { return }
             // Taking it down cures it (the kernel re-ran the firmware setup).
             if kind == .down { cured = true; c.answerAlways(.leSetAdvertiseEnable, nil) }
             p.session.deviceEvent(kind)

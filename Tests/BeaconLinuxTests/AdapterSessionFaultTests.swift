@@ -9,7 +9,7 @@ final class AdapterSessionFaultTests: ScriptedTestCase {
     /// A session on air on `c`, steady for a few probes.
     func started(_ c: ScriptedHCIController, _ config: BeaconConfig) -> SessionProbe {
         let p = session(c, config)
-        sessionPhase = { [unowned p] in p.phase }
+        sessionPhase = { [weak p] in p?.phase ?? .starting }
         p.session.start()
         XCTAssertNotNil(msUntil(c, airs: TestBeacons.payloads(config.frames), atMostMs: 5000), dumpLog())
         loop.run(forMs: 3000)
@@ -180,7 +180,10 @@ final class AdapterSessionFaultTests: ScriptedTestCase {
         XCTAssertTrue(loop.run(atMostMs: 15_000) { p.phase == .fault(.hung) }, dumpLog())
         let start = loop.now
         var retired: [Int64] = []
-        p.session.retire(commandTimeoutMs: 200, deadlineMs: 200) { [unowned self] _ in retired.append(loop.now - start) }
+        p.session.retire(commandTimeoutMs: 200, deadlineMs: 200) { [weak self] _ in
+            guard let self else { return }
+            retired.append(loop.now - start)
+        }
         loop.run(forMs: 500)
         XCTAssertEqual(retired, [0], dumpLog())
         XCTAssertTrue(dumpLog().contains("not waiting for it"), dumpLog())

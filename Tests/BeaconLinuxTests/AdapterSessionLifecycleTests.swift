@@ -112,7 +112,10 @@ final class AdapterSessionLifecycleTests: ScriptedTestCase {
             loop.run(forMs: hangMs)
             let start = loop.now
             var retired: [Int64] = []
-            pa.session.retire(commandTimeoutMs: 1000, deadlineMs: 10_000) { [unowned self] _ in retired.append(loop.now - start) }
+            pa.session.retire(commandTimeoutMs: 1000, deadlineMs: 10_000) { [weak self] _ in
+                guard let self else { return }
+                retired.append(loop.now - start)
+            }
             let config = TestBeacons.config(TestBeacons.three(), adapter: 1)
             let pb = session(b, config, generation: 2)
             pb.session.start()

@@ -29,13 +29,13 @@ final class AdapterSessionsTests: ScriptedTestCase {
 
     func make(_ config: BeaconConfig) -> (AdapterSessions, RecordingOutput) {
         for i: UInt16 in 0...2 { controllers[i] = controller(index: i) }
-        let sessions = AdapterSessions(config: config, loop: loop, log: log) { [unowned self] i in controllers[i]! }
+        let sessions = AdapterSessions(config: config, loop: loop, log: log) { [controllers] i in controllers[i]! }
         let out = RecordingOutput()
         sessions.outputs = [out]
         sessions.lastGood = LastGoodStore(file: StateFile(directory: dir, name: "last-good.toml"), stored: nil, loop: loop, log: log)
         for (i, c) in controllers {
-            c.monitor = { [unowned sessions] op, params in sessions.monitored(op, params, index: i) }
-            c.onDeviceEvent = { [unowned sessions] kind in sessions.deviceEvent(kind, index: i) }
+            c.monitor = { [weak sessions] op, params in sessions?.monitored(op, params, index: i) }
+            c.onDeviceEvent = { [weak sessions] kind in sessions?.deviceEvent(kind, index: i) }
         }
         keep.append(sessions)
         return (sessions, out)

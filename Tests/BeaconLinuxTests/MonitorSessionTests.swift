@@ -62,7 +62,9 @@ final class MonitorSessionTests: ScriptedTestCase {
     private func session(rescanS: Int = 0, once: Bool = false) -> MonitorSession {
         var config = MonitorConfig(adapter: "hci1", adapterIndex: 1, silentAfterS: 30, expectations: [lobby])
         config.rescanS = rescanS
-        let s = MonitorSession(config: config, once: once, loop: loop, log: log, outputs: once ? [] : [output]) { [unowned self] events in
+        let s = MonitorSession(config: config, once: once, loop: loop, log: log, outputs: once ? [] : [output]) { [weak self, loop = loop!] events in
+            // Gone: a scan that fails as a missing adapter's does.
+            guard let self else { return FakeScan(loop: loop, events: events, failure: .missing) }
             let scan = FakeScan(loop: loop, events: events, failure: failures.isEmpty ? nil : failures.removeFirst())
             scans.append(scan)
             madeAt.append(loop.now)

@@ -131,4 +131,18 @@ final class RemoteChangesTests: XCTestCase, RemoteChangesHost {
         XCTAssertTrue(reports.isEmpty)
         XCTAssertEqual(RequestDirectory.pendingNames(in: dir + "/requests").count, 1, "left for the next process")
     }
+
+    /// The loop outlives its owners (docs/architecture.md, Capturing self): the requests
+    /// directory's watch stays with the loop after the runner is let go, and a request arriving
+    /// then wakes it. The handler does nothing (with `unowned self` it trapped).
+    func testARequestAfterTheRunnerIsGoneWakesTheLoopAndNothingElse() {
+        XCTAssertTrue(isKnownUniquelyReferenced(&changes), "nothing else holds the runner")
+        changes = nil
+        request("set power -40\norigin mqtt altbeacond/pi/beacon/set/power\n")
+        settle(realMs: 200) { false }
+        XCTAssertEqual(written, 0)
+        XCTAssertTrue(reports.isEmpty)
+        XCTAssertTrue(configText.contains("power = -59\n"), configText)
+        XCTAssertEqual(RequestDirectory.pendingNames(in: dir + "/requests").count, 1, "left for the next process")
+    }
 }

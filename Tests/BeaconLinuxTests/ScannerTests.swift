@@ -85,8 +85,11 @@ final class ScannerTests: XCTestCase {
 
     private func makeScanner() -> Scanner {
         Scanner(controller: controller, loop: loop, log: Logger(threshold: .error, sink: { _ in }),
-                exists: { [unowned self] () throws(Errno) -> Bool in exists },
-                openTransport: { [unowned self] () throws(Errno) -> HCITransport in controller })
+                exists: { [weak self] () throws(Errno) -> Bool in self?.exists ?? false },   // gone: no adapter
+                openTransport: { [weak self] () throws(Errno) -> HCITransport in
+                    guard let self else { throw Errno.noDevice }
+                    return controller
+                })
     }
 
     /// Starts `s` and runs the loop until it reports (a bounded number of turns: a virtual clock with

@@ -240,7 +240,7 @@ final class ScriptedHCIController: ControllerAccess {
         }
         switch a {
         case .never: hungPowerUp = up
-        case .result(let e, let ms): after(ms) { [unowned self] in completePower(up: up, scripted: e) }
+        case .result(let e, let ms): after(ms) { [weak self] in self?.completePower(up: up, scripted: e) }
         }
     }
 
@@ -262,7 +262,8 @@ final class ScriptedHCIController: ControllerAccess {
                 event(up ? .up : .down)
             }
         }
-        loop.post { [unowned self] in
+        loop.post { [weak self] in
+            guard let self else { return }
             let done = powerRunning
             powerRunning = nil
             done?(result)
@@ -314,7 +315,8 @@ final class ScriptedHCIController: ControllerAccess {
         nextTimer += 1
         let id = nextTimer, t = loop.makeTimer()
         pendingTimers[id] = t
-        t.schedule(afterMs: ms) { [unowned self] in
+        t.schedule(afterMs: ms) { [weak self] in
+            guard let self else { return }
             pendingTimers[id] = nil
             work()
         }

@@ -147,8 +147,8 @@ class ScriptedTestCase: XCTestCase {
                  board: BoardReader? = nil) -> SessionProbe {
         let s = AdapterSession(config: config, generation: generation, controller: c, loop: loop, log: log, board: board)
         let p = SessionProbe(session: s)
-        c.monitor = { [unowned s] op, params in if !s.isRetired { s.monitored(op, params) } }
-        c.onDeviceEvent = { [unowned s] kind in if !s.isRetired { s.deviceEvent(kind) } }
+        c.monitor = { [weak s] op, params in if let s, !s.isRetired { s.monitored(op, params) } }
+        c.onDeviceEvent = { [weak s] kind in if let s, !s.isRetired { s.deviceEvent(kind) } }
         keep.append(s)
         keep.append(p)
         return p

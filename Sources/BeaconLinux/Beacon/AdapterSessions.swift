@@ -189,7 +189,8 @@ public final class AdapterSessions: AdapterSessionHost {
     private func retireCurrent() {
         let old = session!
         retiring.append(old)
-        old.retire(commandTimeoutMs: Self.retireCommandTimeoutMs, deadlineMs: Self.retireDeadlineMs) { [unowned self] confirmed in
+        old.retire(commandTimeoutMs: Self.retireCommandTimeoutMs, deadlineMs: Self.retireDeadlineMs) { [weak self] confirmed in
+            guard let self else { return }
             if confirmed { log.info("\(old.adapter): off air") }
             release(old)
         }
@@ -206,10 +207,12 @@ public final class AdapterSessions: AdapterSessionHost {
     /// Lets a retired session go on a later turn (never inside its own callback), and only once
     /// no power change of its runs (a hung HCIDEVUP may return minutes later).
     private func release(_ old: AdapterSession) {
-        loop.post { [unowned self] in
+        loop.post { [weak self] in
+            guard let self else { return }
             guard old.advertiser.isChangingPower else { return retiring.removeAll { $0 === old } }
             let wait = loop.makeTimer()
-            wait.schedule(afterMs: 1000) { [unowned self] in
+            wait.schedule(afterMs: 1000) { [weak self] in
+                guard let self else { return }
                 _ = wait
                 release(old)
             }

@@ -67,7 +67,7 @@ public final class BlueZGATTApplication: BluetoothdGATT {
             lastBusProblem = reason
             log.info("GATT identity: \(reason); bluetoothd cannot serve it, so altbeacond does; trying the bus again with back-off")
         }
-        reconnectTimer.schedule(afterMs: reconnectDelay) { [unowned self] in connect() }
+        reconnectTimer.schedule(afterMs: reconnectDelay) { [weak self] in self?.connect() }
         reconnectDelay = min(reconnectDelay * 2, Self.reconnectMs.upperBound)
     }
 
@@ -78,7 +78,10 @@ public final class BlueZGATTApplication: BluetoothdGATT {
             case .serving(let serving): delegate?.bluetoothdGATT(serving: serving)
             case .info(let text): log.info(text)
             case .warning(let text): log.warning(text)
-            case .retry(let ms): retryTimer.schedule(afterMs: ms) { [unowned self] in apply(model.retry()) }
+            case .retry(let ms): retryTimer.schedule(afterMs: ms) { [weak self] in
+                guard let self else { return }
+                apply(model.retry())
+            }
             }
         }
     }

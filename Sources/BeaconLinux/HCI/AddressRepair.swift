@@ -39,14 +39,19 @@ public final class AddressRepair {
         var procedure = AddressRepairProcedure(index: index, serial: serial, serialPath: serialPath)
         // Each answer feeds the procedure, whose steps are performed in order.
         var perform: ([AddressRepairProcedure.Step]) -> Void = { _ in }
-        perform = { [unowned self] steps in
+        perform = { [weak self] steps in
+            guard let self else { return }
             for step in steps {
                 switch step {
                 case .power(let up):
                     // what the adapter reports matters once it is up (the procedure ignores it after a down)
-                    power(up) { [unowned self] e in perform(procedure.powered(e, address: up ? address() : nil, &memory)) }
+                    power(up) { [weak self] e in
+                        guard let self else { return }
+                        perform(procedure.powered(e, address: up ? address() : nil, &memory))
+                    }
                 case .send(let command):
-                    mgmt.send(command) { [unowned self] r in
+                    mgmt.send(command) { [weak self] r in
+                        guard let self else { return }
                         perform(procedure.answered(r.mapError { ManagementRefusal("\($0)") }, &memory))
                     }
                 case .error(let m): log.error(m)

@@ -92,8 +92,9 @@ public final class HCICommandChannel {
             }
             delegate?.channel(self, sent: p.opcode, p.parameters)
             inFlight = p
-            deadline.schedule(afterMs: p.timeoutMs) { [unowned self] in
-                if let p = inFlight { finish(.failure(.timeout(p.opcode))) }
+            deadline.schedule(afterMs: p.timeoutMs) { [weak self] in
+                guard let self, let p = inFlight else { return }
+                finish(.failure(.timeout(p.opcode)))
             }
         }
     }

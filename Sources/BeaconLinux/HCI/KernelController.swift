@@ -88,6 +88,8 @@ extension KernelController {
             guard let self else { return }
             power(up: up, next)
         }, address: { [weak self] in self?.controllerAddress() }) { [weak self] e in
+            // No guard (docs/architecture.md, Capturing self): `done` is the caller's, told even
+            // when this controller is gone.
             self?.repairing = false
             done(e)
         }

@@ -34,7 +34,10 @@ public final class MonitorReloader {
             let w = try ConfigWatcher(path: configPath)
             edits.use(w)
             edits.delegate = self
-            loop.watch(w.fd) { [unowned self] in if w.drain() { changed() } }
+            loop.watch(w.fd) { [weak self] in
+                guard let self else { return }
+                if w.drain() { changed() }
+            }
         } catch {
             log.warning("cannot watch \(configPath) for edits (\(error)); SIGHUP still reloads it")
         }

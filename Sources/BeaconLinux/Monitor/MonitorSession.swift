@@ -155,11 +155,11 @@ public final class MonitorSession: MonitorStatusSource, MonitorScanEvents {
         case .cycle:
             // [monitor] rescan_s: the controller reports an advertiser once per scan: off and on.
             scan.pause { [weak self] _ in
+                guard let self else { return }
                 scan.resume { [weak self] f in
-                    // Explicit self: Swift 6.0 does not take an unwrapped weak self as implicit in a nested closure.
                     guard let self else { return }
-                    if let f { return self.scanLost("cannot scan again on \(self.config.adapter) (\(f))") }
-                    self.scheduleDeafnessCheck()
+                    if let f { return scanLost("cannot scan again on \(config.adapter) (\(f))") }
+                    scheduleDeafnessCheck()
                 }
             }
         case .deaf:

@@ -58,10 +58,12 @@ public final class RemoteChanges {
         do {
             let r = try RequestDirectory(path: requestsPath)
             requests = r
-            loop.watch(r.fd, lost: { [unowned self] e in
+            loop.watch(r.fd, lost: { [weak self] e in
+                guard let self else { return }
                 log.error("the requests directory's inotify descriptor broke (\(e)); changes from afar stop until a restart")
                 loop.unwatch(r.fd)
-            }) { [unowned self] in
+            }) { [weak self] in
+                guard let self else { return }
                 r.drain()
                 take()
             }
@@ -83,7 +85,7 @@ public final class RemoteChanges {
         }
         show(procedure.received(taken, now: loop.now))
         // Everything waiting is taken before anything is planned: one write for all of it.
-        if more { return loop.post { [unowned self] in take() } }
+        if more { return loop.post { [weak self] in self?.take() } }
         advance()
     }
 
@@ -94,7 +96,7 @@ public final class RemoteChanges {
         switch procedure.nextStep(now: now) {
         case .idle: break
         case .wait(let until):
-            timer.schedule(afterMs: max(1, until - now)) { [unowned self] in advance() }
+            timer.schedule(afterMs: max(1, until - now)) { [weak self] in self?.advance() }
         case .plan(let settings):
             timer.cancel()
             let bytes: [UInt8]
@@ -136,7 +138,8 @@ public final class RemoteChanges {
                 errno = error.rawValue
                 return -1
             }
-        }) { [unowned self] e in
+        }) { [weak self] e in
+            guard let self else { return }
             let why = e.map { "cannot write \(path): \($0)\($0.isPermission ? " (the service needs ReadWritePaths= on its directory and write access to it)" : "")" }
             show(procedure.written(error: why))
             if e == nil { host.configWritten() }
@@ -151,7 +154,7 @@ public final class RemoteChanges {
             case .identify(let origin):
                 log.notice("change from afar\(from(origin)): identify: the status LED strobes for \(RemoteRequest.identifySeconds) s")
                 host.identify(true)
-                identifyTimer.schedule(afterMs: RemoteRequest.identifySeconds * 1000) { [unowned self] in host.identify(false) }
+                identifyTimer.schedule(afterMs: RemoteRequest.identifySeconds * 1000) { [weak self] in self?.host.identify(false) }
                 host.reported(RemoteChangeReport(request: "identify", origin: origin, applied: true, message: "", time: wallClock()))
             case .report(let request, let origin, let applied, let message):
                 if applied {

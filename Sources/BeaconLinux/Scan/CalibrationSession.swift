@@ -37,13 +37,14 @@ public final class CalibrationSession: ScannerDelegate {
     public func start(scanning: @escaping () -> Void) {
         scanner.delegate = self
         scanner.active = false
-        scanner.start { [unowned self] f in
+        scanner.start { [weak self] f in
+            guard let self else { return }
             if let f {
                 outcome = .couldNotStart(f)
                 return loop.stop()
             }
             scanning()
-            timer.schedule(afterMs: Int64(seconds) * 1000) { [unowned self] in end() }
+            timer.schedule(afterMs: Int64(seconds) * 1000) { [weak self] in self?.end() }
         }
     }
 

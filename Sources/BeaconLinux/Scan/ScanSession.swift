@@ -113,7 +113,8 @@ public final class ScanSession: ScannerDelegate {
         // Active only to read identities: the identity's name is in its scan response, and a
         // scan that connects is not silent anyway; a plain scan sends nothing on air.
         scanner.active = readIdentity
-        scanner.start { [unowned self] f in
+        scanner.start { [weak self] f in
+            guard let self else { return }
             if let f {
                 outcome = .couldNotStart(f)
                 return loop.stop()
@@ -126,7 +127,8 @@ public final class ScanSession: ScannerDelegate {
         log.info("scanning on \(adapter) (\(scanner.family?.rawValue ?? "?") commands, \(mode), duplicates reported)")
         if readIdentity { startReads() }
         // A downed adapter stops reporting without an error on the socket: the kernel says so here.
-        loop.watch(adapterEvents.fd) { [unowned self] in
+        loop.watch(adapterEvents.fd) { [weak self] in
+            guard let self else { return }
             for (kind, i) in (try? adapterEvents.readDeviceEvents()) ?? [] where i == scanner.index && (kind == .down || kind == .unregistered) {
                 guard !finishing else { return }
                 log.error("\(adapter) went \(kind == .down ? "down" : "away"); scan ended")
@@ -135,7 +137,7 @@ public final class ScanSession: ScannerDelegate {
             }
         }
         if let t = timeoutSeconds {
-            timeoutTimer.schedule(afterMs: Int64(t) * 1000) { [unowned self] in timeUp() }
+            timeoutTimer.schedule(afterMs: Int64(t) * 1000) { [weak self] in self?.timeUp() }
         }
         tick()
     }
@@ -157,11 +159,12 @@ public final class ScanSession: ScannerDelegate {
         tickTimer.cancel()
         timeoutTimer.cancel()
         reads?.stop()
-        scanner.stopScanning { [unowned self] f in
+        scanner.stopScanning { [weak self] f in
+            guard let self else { return }
             if let f { log.warning("could not disable scanning on \(adapter): \(f)") }
             loop.stop()
         }
-        stopTimer.schedule(afterMs: Self.stopBoundMs) { [unowned self] in loop.stop() }
+        stopTimer.schedule(afterMs: Self.stopBoundMs) { [weak self] in self?.loop.stop() }
     }
 
     public func scanner(_ event: ScannerEvent) {

@@ -36,7 +36,7 @@ extension ScanSession {
             }
             dirty = false
         }
-        if !finishing { tickTimer.schedule(afterMs: Self.tickMs) { [unowned self] in tick() } }
+        if !finishing { tickTimer.schedule(afterMs: Self.tickMs) { [weak self] in self?.tick() } }
     }
 
     var title: String {

@@ -37,7 +37,8 @@ public final class LastGoodStore {
                 errno = error.rawValue
                 return -1
             }
-        }) { [unowned self] e in
+        }) { [weak self] e in
+            guard let self else { return }
             if let e {
                 log.warning("cannot store the last good config in \(file.path) (\(e)); the beacon goes on, but a config file refused at the next start will have no fallback")
             } else {

@@ -80,13 +80,13 @@ public final class TextFileWriter {
             if lastProblem != nil { log.notice("\(what) \(path) written again") }
             lastProblem = nil
             retryDelay = Self.retryMs.lowerBound
-            timer.schedule(afterMs: Self.refreshMs) { [unowned self] in write() }
+            timer.schedule(afterMs: Self.refreshMs) { [weak self] in self?.write() }
         } catch {
             if lastProblem != error {
                 log.warning("cannot write the \(what) \(path) (\(error)); going on; trying again with back-off")
             }
             lastProblem = error
-            timer.schedule(afterMs: retryDelay) { [unowned self] in write() }
+            timer.schedule(afterMs: retryDelay) { [weak self] in self?.write() }
             retryDelay = min(retryDelay * 2, Self.retryMs.upperBound)
         }
     }
