@@ -12,7 +12,7 @@ final class LocalBeaconExportTests: XCTestCase {
         "config_refused":true,"refused_edit":"config.toml:3:9: major must be between 0 and 65535, found 70000","gatt_server":null,"centrals":0,\
         "uuid":"2f234454-cf6d-4a0f-adf2-f4911ba9ffa6","major":1,"minor":2,"power":-59,"configured_interval_ms":90,"advertising":true,\
         "identifying":false,"change":{"request":"set power 5","origin":"mqtt altbeacond/all/beacon/set/power","outcome":"refused",\
-        "message":"config.toml:3:9: beacon.power must be -127…0","time":1764000100}}
+        "message":"config.toml:3:9: beacon.power must be -127…0","time":1764000100},"address":"B8:27:EB:12:34:56"}
         """
 
     func result(_ verdict: HealthVerdict, _ text: String?) -> HealthCheck.Result {
@@ -137,6 +137,30 @@ final class LocalBeaconExportTests: XCTestCase {
             XCTAssertNil(v["availability_topic"])
         }
         XCTAssertTrue(controls.contains { $0.topic.contains("/number/") && $0.payload.contains("availability_mode") })
+    }
+
+    /// Issue 48: the board's model, serial and area on the observer's and the local beacon's
+    /// devices; the Bluetooth address (the status file's) on the local beacon's only.
+    func testTheBoardAndTheAddressOnTheDevices() throws {
+        let board = DeviceBoard(model: "Raspberry Pi 3 Model B Rev 1.2", serial: "00000000c0ffee01", area: "Hall")
+        let address = MonitorExport.localBeaconAddress(JSONValue.parse(Array(Self.file.utf8)))
+        XCTAssertEqual(address, "B8:27:EB:12:34:56")
+        let local = try XCTUnwrap(JSONValue.parse(Array(MonitorExport.localBeaconDiscovery(node: "p", prefix: "h", announce: true, board: board,
+                                                                                            beaconAddress: address)[0].payload.utf8)))
+        XCTAssertEqual(local["device"]?["hw_version"]?.string, "Raspberry Pi 3 Model B Rev 1.2 (serial 00000000c0ffee01)",
+                       "HA 2024.1's device schema has no serial_number (it refuses the entity)")
+        XCTAssertNil(local["device"]?["serial_number"])
+        XCTAssertEqual(local["device"]?["suggested_area"]?.string, "Hall")
+        XCTAssertEqual(local["device"]?["connections"], .array([.array([.string("bluetooth"), .string("B8:27:EB:12:34:56")])]))
+        let observer = try XCTUnwrap(JSONValue.parse(Array(MonitorExport.observerDiscovery(node: "p", prefix: "h", board: board)[0].payload.utf8)))
+        XCTAssertEqual(observer["device"]?["hw_version"]?.string, "Raspberry Pi 3 Model B Rev 1.2 (serial 00000000c0ffee01)")
+        XCTAssertNil(observer["device"]?["connections"], "HA merges devices that share a connection: the observer may scan on the same adapter")
+        let bare = try XCTUnwrap(JSONValue.parse(Array(MonitorExport.observerDiscovery(node: "p", prefix: "h")[0].payload.utf8)))
+        XCTAssertNil(bare["device"]?["hw_version"], "nothing said that is not known")
+        XCTAssertNil(MonitorExport.localBeaconAddress(JSONValue.parse(Array("{\"address\":null}".utf8))))
+        XCTAssertEqual(DeviceBoard.model(fromDeviceTree: Array("Raspberry Pi 4 Model B Rev 1.4\u{0}".utf8)), "Raspberry Pi 4 Model B Rev 1.4")
+        XCTAssertNil(DeviceBoard.model(fromDeviceTree: [0]))
+        XCTAssertEqual(DeviceBoard.serialText(0xc0ffee01), "00000000c0ffee01")
     }
 
     func testTheVersionIsTheDevicesSoftwareVersionAndTheOrigins() throws {

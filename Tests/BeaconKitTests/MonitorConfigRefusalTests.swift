@@ -43,7 +43,7 @@ extension MonitorConfigTests {
         XCTAssertEqual(monitorError("adapter = \"hci0\"\n" + lobbyExpectation),
                        "monitor.toml:1:1: unknown key `adapter`: adapter belongs in [monitor], not at the top level")
         XCTAssertEqual(monitorError("[monitor]\nqqqqqqqq = 1\n" + lobbyExpectation),
-                       "monitor.toml:2:1: unknown key `monitor.qqqqqqqq`; [monitor] takes adapter, silent_after_s, rescan_s, node")
+                       "monitor.toml:2:1: unknown key `monitor.qqqqqqqq`; [monitor] takes adapter, silent_after_s, rescan_s, node, area")
         XCTAssertEqual(monitorError("[metrics]\ntextfil = \"/a.prom\"\n" + lobbyExpectation),
                        "monitor.toml:2:1: unknown key `metrics.textfil`; did you mean `metrics.textfile`?")
         // The TOML layer's own refusals come through as they are.

@@ -150,6 +150,19 @@ final class MonitorConfigTests: XCTestCase {
         XCTAssertEqual(all.all.map { "\($0.line):\($0.column)" }, ["2:18", "3:8", "5:1"])
     }
 
+    /// Issue 48: `[monitor] area`, Home Assistant's suggested area: any text but control characters.
+    func testArea() throws {
+        func parse(_ area: String) -> Result<MonitorConfig, ConfigDiagnostics> {
+            MonitorConfigFile.parseAll(Array("[monitor]\narea = \(area)\n\(lobbyExpectation)".utf8), path: "m.toml")
+        }
+        XCTAssertEqual(try parse("\"Hall – 1st floor\"").get().area, "Hall – 1st floor")
+        XCTAssertNil(try MonitorConfigFile.parseAll(Array(lobbyExpectation.utf8), path: "m.toml").get().area)
+        for bad in ["\"\"", "\"a\\tb\"", "\"\(String(repeating: "x", count: 65))\""] {
+            guard case .failure(let e) = parse(bad) else { XCTFail("accepted area = \(bad)"); continue }
+            XCTAssertTrue(e.all.first?.message.hasPrefix("monitor.area must be 1 to 64 characters") ?? false, "\(e.all)")
+        }
+    }
+
     func testNodeFromHostname() {
         let c = MonitorConfig(expectations: [])
         XCTAssertEqual(c.node(hostname: "pi.local"), "pi.local")

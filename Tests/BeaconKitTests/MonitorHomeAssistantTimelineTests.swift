@@ -68,6 +68,8 @@ final class MonitorHomeAssistantTimelineTests: XCTestCase {
         // The local beacon daemon's status file (issue 32: a device of its own): on air, with a
         // refused edit and a refused change from afar.
         publisher.machine = LocalMachine(nowS: 1_764_000_125, socTemperatureMilliC: 51_540)
+        // issue 48: the board's model, serial and area on the devices (HA's device schema checks them)
+        publisher.board = DeviceBoard(model: "Raspberry Pi 3 Model B Rev 1.2", serial: "00000000c0ffee01", area: "Hall")
         publisher.firmware = firmware(atMs: 0)
         var out: [Message] = []
         var nextRefreshMs: Int64?

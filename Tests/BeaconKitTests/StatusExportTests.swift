@@ -51,6 +51,11 @@ final class StatusExportTests: XCTestCase {
         XCTAssertEqual(v["escalations"]?["power-cycled"]?.integer, 1)
         XCTAssertEqual(v["config_refused"], .bool(false))
         XCTAssertEqual(v["summary"]?.string, status(.advertising, gatt: "altbeacond (own ATT server)", centrals: 1).text)
+        XCTAssertEqual(v["address"], .null, "not known: null")
+        var s = status(.advertising)
+        s.address = "B8:27:EB:12:34:56"
+        XCTAssertEqual(try XCTUnwrap(JSONValue.parse(Array(export(s).json.utf8)))["address"]?.string, "B8:27:EB:12:34:56",
+                       "the address on air (issue 48: the local beacon's device in Home Assistant)")
     }
 
     func testJSONEscapesWhatAnEditCanPutInTheRefusal() throws {

@@ -30,6 +30,13 @@ extension MonitorExport {
     /// unavailable then instead (`config`'s `daemonRunning`).
     public static func localBeaconStartedTopic(node: String) -> String { localBeaconTopic(node: node) + "/started" }
 
+    /// The local beacon's Bluetooth address as its status file says (AA:BB:CC:DD:EE:FF), nil
+    /// without one: the address on air, the device's `bluetooth` connection (`DeviceBoard`).
+    public static func localBeaconAddress(_ status: JSONValue?) -> String? {
+        guard let a = status?["address"]?.string, a.utf8.count == 17 else { return nil }
+        return a
+    }
+
     /// The running daemon's start for `localBeaconStartedTopic`; nil when it is not running.
     public static func localBeaconStarted(_ h: HealthCheck.Result) -> String? {
         guard h.verdict != .unknown, let started = h.status?["started"]?.integer else { return nil }
@@ -137,11 +144,14 @@ extension MonitorExport {
     /// its own ID, the identity of each AltBeacon and iBeacon frame it has on air
     /// (`localBeaconFrameIDs`), so that another monitor expecting that frame adds its entities
     /// to this device (Home Assistant merges devices that share an identifier; issue 38).
-    static func localBeaconDevice(node: String, version: String?, frameIDs: [String] = []) -> String {
+    /// `board` and `address` (its Bluetooth address, from the status file): `DeviceBoard`.
+    static func localBeaconDevice(node: String, version: String?, frameIDs: [String] = [], board: DeviceBoard = DeviceBoard(),
+                                  address: String? = nil) -> String {
         "{\"identifiers\":[" + ([localBeaconID(node: node)] + frameIDs).map(jsonString).joined(separator: ",") + "],"
             + "\"name\":\(jsonString("\(node) beacon")),"
             + "\"model\":\"altbeacond (beacon)\",\"manufacturer\":\"altbeacond\""
             + (version.map { ",\"sw_version\":" + jsonString($0) } ?? "")
+            + board.deviceMembers(address: address)
             + ",\"via_device\":" + jsonString(discoveryID(node: node)) + "}"
     }
 
@@ -161,10 +171,11 @@ extension MonitorExport {
     /// `beaconVersion`: the daemon's (the device's `sw_version`); `frameIDs`: its frames' identities
     /// (`localBeaconFrameIDs`); `version`: the monitor's (`origin`).
     public static func localBeaconDiscovery(node: String, prefix: String, announce: Bool, beaconVersion: String? = nil,
-                                            frameIDs: [String] = [], version: String = "") -> [(topic: String, payload: String)] {
+                                            frameIDs: [String] = [], board: DeviceBoard = DeviceBoard(), beaconAddress: String? = nil,
+                                            version: String = "") -> [(topic: String, payload: String)] {
         let id = localBeaconID(node: node)
         let state = jsonString(localBeaconTopic(node: node))
-        let device = localBeaconDevice(node: node, version: beaconVersion, frameIDs: frameIDs)
+        let device = localBeaconDevice(node: node, version: beaconVersion, frameIDs: frameIDs, board: board, address: beaconAddress)
         func v(_ t: String) -> (String, String) { ("value_template", jsonString(t)) }
         let diagnostic = ("entity_category", "\"diagnostic\"")
         let entities: [Entity] = [

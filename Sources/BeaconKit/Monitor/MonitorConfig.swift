@@ -14,6 +14,9 @@ public struct MonitorConfig: Equatable, Sendable {
     /// `[monitor] node`: this observer's name in MQTT topics; nil: the caller uses the hostname
     /// (through `MonitorConfig.node(hostname:)`).
     public var node: String?
+    /// `[monitor] area`: where this machine is, Home Assistant's suggested area for its devices
+    /// (issue 48); nil: none.
+    public var area: String?
     /// One per `[expect.NAME]` table, in file order; never empty.
     public var expectations: [Expectation]
     /// `[metrics] textfile`, as the beacon daemon's.
@@ -25,6 +28,7 @@ public struct MonitorConfig: Equatable, Sendable {
     public static let defaultSilentAfterS = 120
     public static let silentAfterRange: ClosedRange<Int64> = 5...86400
     public static let nodeMaxLength = 64
+    public static let areaMaxLength = 64
     public static let rescanRange: ClosedRange<Int64> = 0...3600
 
     public init(adapter: String = MonitorConfig.defaultAdapter, adapterIndex: UInt16 = 0,

@@ -49,6 +49,15 @@ extension ConfigValidator {
                 report("monitor.node must be 1 to \(MonitorConfig.nodeMaxLength) letters, digits, _, - or . (it is one MQTT topic level), like \"hall-pi\"", at: p)
             }
         }
+        if let (s, p) = string(t, "monitor", "area") {
+            // any text a person names a room with, but no control character (it is a JSON string
+            // in every discovery payload) and not empty
+            if (1...MonitorConfig.areaMaxLength).contains(s.count), !s.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f }) {
+                out.area = s
+            } else {
+                report("monitor.area must be 1 to \(MonitorConfig.areaMaxLength) characters without control characters, like \"Lobby\"", at: p)
+            }
+        }
         return out
     }
 

@@ -138,12 +138,14 @@ extension MonitorExport {
     /// adapter's state (the observer topic). Last, an empty payload for the "Beacon health"
     /// entity it had before the local beacon became a device of its own (issue 32): HA drops it.
     /// `version`: the monitor's, the observer's `sw_version` and every entity's `origin`.
-    public static func observerDiscovery(node: String, prefix: String, version: String = "") -> [(topic: String, payload: String)] {
+    /// `board`: the machine's model, serial and area (`DeviceBoard`; no Bluetooth address here).
+    public static func observerDiscovery(node: String, prefix: String, board: DeviceBoard = DeviceBoard(),
+                                         version: String = "") -> [(topic: String, payload: String)] {
         let id = discoveryID(node: node)
         let observer = jsonString(observerTopic(node: node))
         let device = "{\"identifiers\":[\(jsonString(id))],\"name\":\(jsonString(node)),"
             + "\"model\":\"altbeacond monitor (observer)\",\"manufacturer\":\"altbeacond\""
-            + (version.isEmpty ? "" : ",\"sw_version\":" + jsonString(version)) + "}"
+            + (version.isEmpty ? "" : ",\"sw_version\":" + jsonString(version)) + board.deviceMembers() + "}"
         return [
             config(Entity(component: "binary_sensor", object: "monitor", name: "Monitor", members: [
                 ("device_class", "\"connectivity\""), ("payload_on", "\"online\""), ("payload_off", "\"offline\""),

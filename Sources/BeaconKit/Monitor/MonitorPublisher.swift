@@ -52,6 +52,10 @@ public struct MonitorPublisher: Sendable {
     /// The beacon daemon's version, from its status file (the local beacon's `sw_version`):
     /// the last one read, kept while the daemon is away so that its discovery does not change.
     private var beaconVersion: String?
+    /// The local beacon's Bluetooth address, from its status file.
+    private var beaconAddress: String?
+    /// The machine, for the devices' registry entries (issue 48): set once by the runner.
+    public var board = DeviceBoard()
     /// The "Change" events (issue 38): the last one sent, never again in a later session; and
     /// when the monitor first looked, so that a change older than that is not sent as new.
     private var lastChangeEvent: String?
@@ -83,6 +87,7 @@ public struct MonitorPublisher: Sendable {
         p.staleStates = staleStates
         p.lastCount = lastCount; p.advertsPerS = advertsPerS
         p.healthAnnounced = healthAnnounced; p.beaconVersion = beaconVersion; p.beaconFrameIDs = beaconFrameIDs
+        p.beaconAddress = beaconAddress; p.board = board
         p.lastChangeEvent = lastChangeEvent; p.firstLookS = firstLookS; p.machine = machine
         p.firmware = firmware
         p.firmware.reconfigure(node: node, releaseTopic: firmware.releaseTopic, control: control, authenticated: firmware.authenticated)
@@ -158,9 +163,9 @@ public struct MonitorPublisher: Sendable {
     /// the daemon's version (its `sw_version`) or its frames' identities changed; unchanged
     /// discovery is not sent again.
     private mutating func announceLocal(_ health: HealthCheck.Result?) -> [Action] {
-        let before = (beaconVersion, beaconFrameIDs)
+        let before = (beaconVersion, beaconFrameIDs, beaconAddress)
         noteVersion(health)
-        guard (health != nil && !healthAnnounced) || (healthAnnounced && (before.0 != beaconVersion || before.1 != beaconFrameIDs)) else { return [] }
+        guard (health != nil && !healthAnnounced) || (healthAnnounced && (before.0 != beaconVersion || before.1 != beaconFrameIDs || before.2 != beaconAddress)) else { return [] }
         healthAnnounced = true
         return discovery(force: false)
     }
@@ -168,7 +173,10 @@ public struct MonitorPublisher: Sendable {
     /// The daemon's version and its frames' identities, from a status file of a running daemon.
     private mutating func noteVersion(_ health: HealthCheck.Result?) {
         if let v = health?.status?["version"]?.string { beaconVersion = v }
-        if let h = health, h.verdict != .unknown, h.status != nil { beaconFrameIDs = MonitorExport.localBeaconFrameIDs(h.status) }
+        if let h = health, h.verdict != .unknown, h.status != nil {
+            beaconFrameIDs = MonitorExport.localBeaconFrameIDs(h.status)
+            beaconAddress = MonitorExport.localBeaconAddress(h.status)
+        }
     }
 
     /// Stopping: `offline` said ourselves (a clean DISCONNECT does not fire the will).
@@ -185,16 +193,18 @@ public struct MonitorPublisher: Sendable {
     /// The observer first, so that the beacons' `via_device` names a device HA already has.
     private mutating func discovery(force: Bool) -> [Action] {
         var out: [Action] = []
-        for d in MonitorExport.observerDiscovery(node: node, prefix: discoveryPrefix, version: version) {
+        for d in MonitorExport.observerDiscovery(node: node, prefix: discoveryPrefix, board: board, version: version) {
             out += publish(d.topic, d.payload, force: force)
         }
         for d in MonitorExport.localBeaconDiscovery(node: node, prefix: discoveryPrefix, announce: healthAnnounced,
-                                                    beaconVersion: beaconVersion, frameIDs: beaconFrameIDs, version: version) {
+                                                    beaconVersion: beaconVersion, frameIDs: beaconFrameIDs, board: board,
+                                                    beaconAddress: beaconAddress, version: version) {
             out += publish(d.topic, d.payload, force: force)
         }
         let controls = healthAnnounced && control != .off
         for d in MonitorExport.localBeaconControlDiscovery(node: node, prefix: discoveryPrefix, announce: controls,
-                                                           beaconVersion: beaconVersion, frameIDs: beaconFrameIDs, version: version) {
+                                                           beaconVersion: beaconVersion, frameIDs: beaconFrameIDs, board: board,
+                                                    beaconAddress: beaconAddress, version: version) {
             out += publish(d.topic, d.payload, force: force)
         }
         out += firmwareDiscovery(force: force)
@@ -249,7 +259,7 @@ public struct MonitorPublisher: Sendable {
     private mutating func firmwareDiscovery(force: Bool) -> [Action] {
         var out: [Action] = []
         for d in MonitorExport.firmwareDiscovery(firmware, prefix: discoveryPrefix, announce: healthAnnounced, beaconVersion: beaconVersion,
-                                                 frameIDs: beaconFrameIDs, version: version) {
+                                                 frameIDs: beaconFrameIDs, board: board, beaconAddress: beaconAddress, version: version) {
             out += publish(d.topic, d.payload, force: force)
         }
         return out

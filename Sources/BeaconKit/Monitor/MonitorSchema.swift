@@ -1,7 +1,7 @@
 /// The tables and keys of monitor.toml.
 enum MonitorSchema {
     static let tables: [(name: String, keys: [String])] = [
-        ("monitor", ["adapter", "silent_after_s", "rescan_s", "node"]),
+        ("monitor", ["adapter", "silent_after_s", "rescan_s", "node", "area"]),
         ("expect", []),   // [expect.NAME] tables, whose keys are `expectKeys`
         ("metrics", ["textfile"]),
         ("mqtt", ["host", "port", "username", "password_file", "keepalive_s", "discovery_prefix", "tls", "ca_file", "cert_file",

@@ -39,6 +39,8 @@ public struct DaemonStatus: Equatable, Sendable {
     public var identifying = false
     /// The last change asked from afar and what became of it; nil until one came.
     public var change: RemoteChangeReport?
+    /// The adapter's address on air (AA:BB:CC:DD:EE:FF), nil when unknown (issue 48).
+    public var address: String?
 
     public init(phase: Phase, escalation: Escalation = .retrying, ladderFailures: Int = 0, rearms: [RearmCause: Int] = [:],
                 refusedEdit: String? = nil, adapter: String, beacon: String, mode: String = "", intervalMs: Int = 0,

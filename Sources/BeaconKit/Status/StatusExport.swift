@@ -51,6 +51,7 @@ public struct StatusExport: Equatable, Sendable {
         members.append("\"refused_edit\":" + (status.refusedEdit.map(jsonString) ?? "null"))
         members.append("\"gatt_server\":" + (status.gattServer.map(jsonString) ?? "null"))
         members.append("\"centrals\":\(status.centrals)")
+        members.append("\"address\":" + (status.address.map(jsonString) ?? "null"))
         members += remoteMembers
         return "{" + members.joined(separator: ",") + "}\n"
     }

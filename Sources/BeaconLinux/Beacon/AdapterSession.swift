@@ -38,6 +38,7 @@ public final class AdapterSession: AdvertiserEvents {
     public init(config: BeaconConfig, generation: Int, controller: ControllerAccess, loop: EventLoop, log: Logger,
                 board: BoardReader? = nil) {
         index = controller.index
+        self.controller = controller
         policy = OnAirPolicy(config: config, generation: generation)
         advertiser = Advertiser(controller: controller, loop: loop, log: log, board: board)
         self.loop = loop
@@ -47,6 +48,9 @@ public final class AdapterSession: AdvertiserEvents {
     }
 
     public var adapter: String { "hci\(index)" }
+    /// The controller, for its address (the status file's).
+    private let controller: ControllerAccess
+    public var address: BluetoothAddress? { controller.address }
     public var config: BeaconConfig { policy.config }
 
     public func start() { handle(.start) }

@@ -237,6 +237,7 @@ public final class AdapterSessions: AdapterSessionHost {
         s.advertisingOff = paused
         s.identifying = identifying
         s.change = change
+        s.address = session.address?.description
         return s
     }
 

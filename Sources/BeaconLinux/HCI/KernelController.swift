@@ -21,10 +21,14 @@ public protocol ControllerAccess: AnyObject {
     /// The static random address to advertise from: the adapter's public address is a chip
     /// default shared by many boards and could not be replaced (nil: advertise from the public one).
     var advertisingAddress: BluetoothAddress? { get }
+    /// The address the beacon is heard from (the static random one, else the controller's), for
+    /// the status file (issue 48: the local beacon's device in Home Assistant); nil when unknown.
+    var address: BluetoothAddress? { get }
 }
 
 extension ControllerAccess {
     public var advertisingAddress: BluetoothAddress? { nil }
+    public var address: BluetoothAddress? { advertisingAddress }
     public func disconnect(address: [UInt8], random: Bool) throws(Errno) { try managementDisconnect(index: index, address: address, random: random) }
 }
 
@@ -76,6 +80,8 @@ public final class KernelController: ControllerAccess {
     }
 
     public var advertisingAddress: BluetoothAddress? { addressRepair?.staticRandomAddress(index: index) }
+
+    public var address: BluetoothAddress? { advertisingAddress ?? controllerAddress() }
 }
 
 extension KernelController {

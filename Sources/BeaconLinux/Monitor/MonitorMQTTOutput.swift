@@ -62,6 +62,7 @@ public final class MonitorMQTTOutput: MonitorOutput, MQTTConnectionDelegate, Res
         }
         publisher = MonitorPublisher(node: node, discoveryPrefix: settings.discoveryPrefix, expectations: config.expectations,
                                      control: settings.control, version: version, announced: remembered)
+        publisher.board = machineBoard(area: config.area)
         control = LocalBeaconControlInput(control: LocalBeaconControl(node: node, mode: settings.control), statusPath: healthPath, log: log)
         firmware = FirmwareUpdateInput(paths: updatePaths, node: node, settings: settings, version: version, log: log)
         adapter = config.adapter

@@ -55,6 +55,15 @@ public func machineIdentity(netPath: String = "/sys/class/net", machineIDPath: S
                                   interfaces: interfaces, hostname: hostName())
 }
 
+/// The board for Home Assistant's device registry (issue 48): the device tree's model and serial
+/// (ALTBEACOND_BOARD_SERIAL names another serial file, as for `machineIdentity`), and `area`.
+public func machineBoard(area: String?) -> DeviceBoard {
+    let serialPath = environment("ALTBEACOND_BOARD_SERIAL") ?? "/sys/firmware/devicetree/base/serial-number"
+    let serial = (try? readFile(serialPath, limit: 64)).flatMap { BoardAddress.serial(fromDeviceTree: $0) }
+    let model = (try? readFile("/sys/firmware/devicetree/base/model", limit: 256)).flatMap(DeviceBoard.model(fromDeviceTree:))
+    return DeviceBoard(model: model, serial: serial.map(DeviceBoard.serialText), area: area)
+}
+
 /// The entries of /sys/class/net (links to the devices), as read; empty when unreadable.
 func networkInterfaces(_ netPath: String) -> [MachineIdentity.NetworkInterface] {
     guard let dir = opendir(netPath) else { return [] }
