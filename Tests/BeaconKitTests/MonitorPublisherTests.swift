@@ -187,6 +187,31 @@ final class MonitorPublisherTests: XCTestCase {
         XCTAssertTrue(topics(p.changed(status(tracker()), health: nil)).allSatisfy { !$0.hasPrefix("homeassistant/") },
                       "the daemon gone: its device keeps its version, no discovery again")
     }
+
+    /// Issue 48: a batch's every outcome is an event, though the file is read once after all of
+    /// them; each by its number once; a restarted daemon numbers from 1 again.
+    func testEveryChangeOfABatchIsAnEvent() throws {
+        func health(started: Int64, _ changes: [(n: Int, request: String, outcome: String, time: Int64)]) -> HealthCheck.Result {
+            let items = changes.map { "{\"request\":\"\($0.request)\",\"origin\":\"o\",\"outcome\":\"\($0.outcome)\",\"message\":\"\",\"time\":\($0.time),\"n\":\($0.n)}" }
+            return HealthCheck.Result(verdict: .onAir, reason: "r", status: JSONValue.parse(Array(("{\"version\":\"0.1.0\",\"state\":\"advertising\","
+                + "\"started\":\(started),\"changes\":[\(items.joined(separator: ","))]}").utf8)))
+        }
+        func events(_ actions: [MonitorPublisher.Action]) -> [String] {
+            actions.compactMap { if case .publish(let m) = $0, m.topic == "altbeacond/pi/beacon/change" { String(decoding: m.payload, as: UTF8.self) } else { nil } }
+        }
+        var p = MonitorPublisher(node: "pi", discoveryPrefix: "homeassistant", expectations: [lobby], control: .beacon, version: "0.2.0")
+        p.machine = LocalMachine(nowS: 1000)
+        XCTAssertEqual(events(p.connected(status(tracker()), health: health(started: 900, [(1, "set power -40", "applied", 950)]), now: 0)), [],
+                       "made before the monitor looked")
+        let batch = health(started: 900, [(1, "set power -40", "applied", 950), (2, "set major 7", "applied", 1001),
+                                          (3, "set minor x", "refused", 1001), (4, "set power 5", "refused", 1001)])
+        let e = events(p.changed(status(tracker()), health: batch))
+        XCTAssertEqual(e.count, 3, "\(e)")
+        XCTAssertTrue(e[0].contains("set major 7") && e[1].contains("set minor x") && e[2].contains("set power 5"), "in order: \(e)")
+        XCTAssertEqual(events(p.refresh(status(tracker()), health: batch, now: 30_000)), [], "each once")
+        let restarted = health(started: 1100, [(1, "set power -40", "applied", 1101)])
+        XCTAssertEqual(events(p.changed(status(tracker()), health: restarted)).count, 1, "a new daemon: numbered from 1 again")
+    }
 }
 
 /// The publisher's actions compared in the tests only (the binary does without the conformance).

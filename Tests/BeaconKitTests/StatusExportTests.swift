@@ -52,6 +52,15 @@ final class StatusExportTests: XCTestCase {
         XCTAssertEqual(v["config_refused"], .bool(false))
         XCTAssertEqual(v["summary"]?.string, status(.advertising, gatt: "altbeacond (own ATT server)", centrals: 1).text)
         XCTAssertEqual(v["address"], .null, "not known: null")
+        XCTAssertEqual(v["changes"], .array([]))
+        var c = status(.advertising)
+        c.changeCount = 20
+        c.recentChanges = [RemoteChangeReport(request: "set major 7", origin: "o", applied: true, message: "", time: 5),
+                           RemoteChangeReport(request: "set power 5", origin: "o", applied: false, message: "m", time: 5)]
+        let changes = try XCTUnwrap(JSONValue.parse(Array(export(c).json.utf8)))["changes"]
+        guard case .array(let items)? = changes else { return XCTFail("\(String(describing: changes))") }
+        XCTAssertEqual(items.map { $0["n"]?.integer }, [19, 20], "numbered since the daemon started (issue 48)")
+        XCTAssertEqual(items.map { $0["outcome"]?.string }, ["applied", "refused"])
         var s = status(.advertising)
         s.address = "B8:27:EB:12:34:56"
         XCTAssertEqual(try XCTUnwrap(JSONValue.parse(Array(export(s).json.utf8)))["address"]?.string, "B8:27:EB:12:34:56",

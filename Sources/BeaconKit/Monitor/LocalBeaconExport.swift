@@ -101,8 +101,23 @@ extension MonitorExport {
     /// refused, `request`, `origin`, `message` and its `time` (Unix seconds), which makes two
     /// identical refusals two events; nil without one (or without a running daemon).
     public static func localBeaconChangeEvent(_ h: HealthCheck.Result) -> (time: Int64, payload: String)? {
-        guard h.verdict != .unknown, let c = h.status?["change"], let request = c["request"]?.string,
-              let outcome = c["outcome"]?.string, let time = c["time"]?.integer else { return nil }
+        guard h.verdict != .unknown, let c = h.status?["change"] else { return nil }
+        return changeEvent(c)
+    }
+
+    /// Every change the status file keeps (`changes`, issue 48: a batch's every outcome), oldest
+    /// first, each with its number since the daemon started; a file without `changes` (a daemon
+    /// before it) gives its last change with no number.
+    public static func localBeaconChangeEvents(_ h: HealthCheck.Result) -> [(n: Int64?, time: Int64, payload: String)] {
+        guard h.verdict != .unknown, let s = h.status else { return [] }
+        guard case .array(let items)? = s["changes"] else {
+            return localBeaconChangeEvent(h).map { [(n: nil, time: $0.time, payload: $0.payload)] } ?? []
+        }
+        return items.compactMap { c in changeEvent(c).flatMap { e in c["n"]?.integer.map { (n: $0, time: e.time, payload: e.payload) } } }
+    }
+
+    static func changeEvent(_ c: JSONValue) -> (time: Int64, payload: String)? {
+        guard let request = c["request"]?.string, let outcome = c["outcome"]?.string, let time = c["time"]?.integer else { return nil }
         return (time, "{\"event_type\":\(jsonString(outcome)),\"request\":\(jsonString(request)),"
                 + "\"origin\":\(jsonString(c["origin"]?.string ?? "")),\"message\":\(jsonString(c["message"]?.string ?? "")),"
                 + "\"time\":\(time)}")

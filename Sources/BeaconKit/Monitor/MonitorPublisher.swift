@@ -59,6 +59,8 @@ public struct MonitorPublisher: Sendable {
     /// The "Change" events (issue 38): the last one sent, never again in a later session; and
     /// when the monitor first looked, so that a change older than that is not sent as new.
     private var lastChangeEvent: String?
+    /// The last change said by its number, and the daemon's start it counts from.
+    private var lastChangeNumber: (started: Int64, n: Int64)?
     private var firstLookS: Int64?
     /// The time and the SoC's temperature, for the local beacon's state: set by the caller
     /// before each call.
@@ -88,7 +90,7 @@ public struct MonitorPublisher: Sendable {
         p.lastCount = lastCount; p.advertsPerS = advertsPerS
         p.healthAnnounced = healthAnnounced; p.beaconVersion = beaconVersion; p.beaconFrameIDs = beaconFrameIDs
         p.beaconAddress = beaconAddress; p.board = board
-        p.lastChangeEvent = lastChangeEvent; p.firstLookS = firstLookS; p.machine = machine
+        p.lastChangeEvent = lastChangeEvent; p.lastChangeNumber = lastChangeNumber; p.firstLookS = firstLookS; p.machine = machine
         p.firmware = firmware
         p.firmware.reconfigure(node: node, releaseTopic: firmware.releaseTopic, control: control, authenticated: firmware.authenticated)
         return p
@@ -265,18 +267,32 @@ public struct MonitorPublisher: Sendable {
         return out
     }
 
-    /// The status file's last change as one event, not retained, once: not again at the next
+    /// Each change of the status file as one event, not retained, once: not again at the next
     /// session, and not for a change made before the monitor first looked (a restarted monitor
-    /// would say it twice). Only with `[mqtt] control` on (the event entity's).
+    /// would say it twice). Every one a batch made, by its number (`n`) since the daemon started
+    /// (issue 48: the file may hold several by the time it is read). Only with `[mqtt] control`
+    /// on (the event entity's).
     private mutating func changeEvent(_ h: HealthCheck.Result) -> [Action] {
         let first = firstLookS ?? machine.nowS
         firstLookS = first
-        guard control != .off, let e = MonitorExport.localBeaconChangeEvent(h), e.payload != lastChangeEvent else { return [] }
-        lastChangeEvent = e.payload
-        guard e.time >= first,
-              let p = try? MQTTPublish(topic: MonitorExport.localBeaconChangeTopic(node: node), payload: Array(e.payload.utf8), retain: false)
-        else { return [] }
-        return [.publish(p)]
+        guard control != .off else { return [] }
+        let started = h.status?["started"]?.integer ?? 0
+        var out: [Action] = []
+        for e in MonitorExport.localBeaconChangeEvents(h) {
+            if let n = e.n {
+                // a new daemon numbers from 1 again
+                if let last = lastChangeNumber, last.started == started, n <= last.n { continue }
+                lastChangeNumber = (started, n)
+            } else {
+                guard e.payload != lastChangeEvent else { continue }
+                lastChangeEvent = e.payload
+            }
+            guard e.time >= first,
+                  let p = try? MQTTPublish(topic: MonitorExport.localBeaconChangeTopic(node: node), payload: Array(e.payload.utf8), retain: false)
+            else { continue }
+            out.append(.publish(p))
+        }
+        return out
     }
 
     private mutating func publish(_ topic: String, _ payload: String, force: Bool = false) -> [Action] {

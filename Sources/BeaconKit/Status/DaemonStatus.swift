@@ -39,6 +39,11 @@ public struct DaemonStatus: Equatable, Sendable {
     public var identifying = false
     /// The last change asked from afar and what became of it; nil until one came.
     public var change: RemoteChangeReport?
+    /// The last `RemoteChangeReport.kept` changes, oldest first, and how many there were since
+    /// the daemon started: every outcome of a batch reaches Home Assistant (issue 48), not only
+    /// the last one the file held when the monitor read it.
+    public var recentChanges: [RemoteChangeReport] = []
+    public var changeCount = 0
     /// The adapter's address on air (AA:BB:CC:DD:EE:FF), nil when unknown (issue 48).
     public var address: String?
 
@@ -119,6 +124,10 @@ public struct RemoteChangeReport: Equatable, Sendable {
     public init(request: String, origin: String, applied: Bool, message: String, time: Int64) {
         self.request = request; self.origin = origin; self.applied = applied; self.message = message; self.time = time
     }
+
+    /// How many recent changes the status file keeps (`changes`): more than one batch of
+    /// settings makes at once (a setting of each kind), few enough for a small file.
+    public static let kept = 16
 }
 
 /// Something that shows the daemon's status: called once per change, on the loop, never blocking.

@@ -15,13 +15,15 @@ extension StatusExport {
         if let i = status.configuredIntervalMs { out.append("\"configured_interval_ms\":\(i)") }
         out.append("\"advertising\":\(!status.advertisingOff)")
         out.append("\"identifying\":\(status.identifying)")
-        if let c = status.change {
-            out.append("\"change\":{\"request\":" + jsonString(c.request) + ",\"origin\":" + jsonString(c.origin)
-                       + ",\"outcome\":" + jsonString(c.applied ? "applied" : "refused") + ",\"message\":" + jsonString(c.message)
-                       + ",\"time\":\(c.time)}")
-        } else {
-            out.append("\"change\":null")
+        func object(_ c: RemoteChangeReport, n: Int? = nil) -> String {
+            "{\"request\":" + jsonString(c.request) + ",\"origin\":" + jsonString(c.origin)
+                + ",\"outcome\":" + jsonString(c.applied ? "applied" : "refused") + ",\"message\":" + jsonString(c.message)
+                + ",\"time\":\(c.time)" + (n.map { ",\"n\":\($0)" } ?? "") + "}"
         }
+        out.append("\"change\":" + (status.change.map { object($0) } ?? "null"))
+        // each with its number since the daemon started (`n`): the monitor says each one once
+        let first = status.changeCount - status.recentChanges.count + 1
+        out.append("\"changes\":[" + status.recentChanges.enumerated().map { object($1, n: first + $0) }.joined(separator: ",") + "]")
         return out
     }
 }

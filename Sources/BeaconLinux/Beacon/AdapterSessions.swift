@@ -34,8 +34,16 @@ public final class AdapterSessions: AdapterSessionHost {
     }
     /// The last change asked from afar, and what became of it.
     public var change: RemoteChangeReport? {
-        didSet { publishStatus() }
+        didSet {
+            if let change {
+                recentChanges = Array((recentChanges + [change]).suffix(RemoteChangeReport.kept))
+                changeCount += 1
+            }
+            publishStatus()
+        }
     }
+    private var recentChanges: [RemoteChangeReport] = []
+    private var changeCount = 0
     /// Where the last good config goes (SPEC §6), once the controller confirmed it on air.
     public var lastGood: LastGoodStore?
     /// The applied files' bytes per generation not yet confirmed on air (at most a few).
@@ -237,6 +245,8 @@ public final class AdapterSessions: AdapterSessionHost {
         s.advertisingOff = paused
         s.identifying = identifying
         s.change = change
+        s.recentChanges = recentChanges
+        s.changeCount = changeCount
         s.address = session.address?.description
         return s
     }
