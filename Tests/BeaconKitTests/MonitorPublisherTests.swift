@@ -188,6 +188,23 @@ final class MonitorPublisherTests: XCTestCase {
                       "the daemon gone: its device keeps its version, no discovery again")
     }
 
+    /// Issue 48: the SoC temperature moves on by a whole degree or more, not by the tenths a Pi's
+    /// wanders by all day (each new value a recorder row in HA).
+    func testTheSoCTemperatureMovesByWholeDegrees() {
+        var p = publisher()
+        func shown(_ milli: Int64) -> String? {
+            p.machine = LocalMachine(nowS: 1000, socTemperatureMilliC: milli)
+            let json = payload(p.refresh(status(tracker()), health: onAir, now: 0), "altbeacond/pi/beacon")
+            guard case .number(let n)? = json.flatMap({ JSONValue.parse(Array($0.utf8))?["soc_temperature_c"] }) else { return nil }
+            return n
+        }
+        XCTAssertEqual(shown(47_200), "47.2")
+        XCTAssertEqual(shown(47_900), "47.2", "0.7 degrees: not news")
+        XCTAssertEqual(shown(46_300), "47.2")
+        XCTAssertEqual(shown(48_250), "48.3", "a degree or more: shown")
+        XCTAssertEqual(shown(47_200), "47.2")
+    }
+
     /// Issue 48: a batch's every outcome is an event, though the file is read once after all of
     /// them; each by its number once; a restarted daemon numbers from 1 again.
     func testEveryChangeOfABatchIsAnEvent() throws {

@@ -54,6 +54,20 @@ public struct MonitorPublisher: Sendable {
     private var beaconVersion: String?
     /// The local beacon's Bluetooth address, from its status file.
     private var beaconAddress: String?
+    /// The SoC temperature as last shown (millidegrees).
+    private var socShownMilliC: Int64?
+    /// The machine as shown: the SoC temperature moves on only by a whole degree or more
+    /// (`socStepMilliC`): a Pi's wanders by tenths all day, and each new value in the state is a
+    /// recorder row in Home Assistant (issue 48's many-monitors benchmark: ≤ 1,000 a day).
+    private mutating func shownMachine() -> LocalMachine {
+        var m = machine
+        if let t = m.socTemperatureMilliC {
+            if let shown = socShownMilliC, abs(t - shown) < Self.socStepMilliC { m.socTemperatureMilliC = shown } else { socShownMilliC = t }
+        }
+        return m
+    }
+    public static let socStepMilliC: Int64 = 1000
+
     /// The machine, for the devices' registry entries (issue 48): set once by the runner.
     public var board = DeviceBoard()
     /// The "Change" events (issue 38): the last one sent, never again in a later session; and
@@ -89,7 +103,7 @@ public struct MonitorPublisher: Sendable {
         p.staleStates = staleStates
         p.lastCount = lastCount; p.advertsPerS = advertsPerS
         p.healthAnnounced = healthAnnounced; p.beaconVersion = beaconVersion; p.beaconFrameIDs = beaconFrameIDs
-        p.beaconAddress = beaconAddress; p.board = board
+        p.beaconAddress = beaconAddress; p.board = board; p.socShownMilliC = socShownMilliC
         p.lastChangeEvent = lastChangeEvent; p.lastChangeNumber = lastChangeNumber; p.firstLookS = firstLookS; p.machine = machine
         p.firmware = firmware
         p.firmware.reconfigure(node: node, releaseTopic: firmware.releaseTopic, control: control, authenticated: firmware.authenticated)
@@ -234,7 +248,7 @@ public struct MonitorPublisher: Sendable {
                                       absence: .notRunning)
         if let h = health ?? (healthAnnounced ? gone : nil) {
             out += publish(MonitorExport.healthTopic(node: node), String(h.json.dropLast()), force: force)
-            out += publish(MonitorExport.localBeaconTopic(node: node), MonitorExport.localBeaconJSON(h, machine: machine), force: force)
+            out += publish(MonitorExport.localBeaconTopic(node: node), MonitorExport.localBeaconJSON(h, machine: shownMachine()), force: force)
             // kept (retained) while the daemon is not running: the entity is unavailable then
             if let started = MonitorExport.localBeaconStarted(h) {
                 out += publish(MonitorExport.localBeaconStartedTopic(node: node), started, force: force)
