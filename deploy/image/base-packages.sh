@@ -24,4 +24,8 @@ packages=(
   # RAUC and its D-Bus service (installs signed bundles into the other slot; its uboot backend), libubootenv's
   # fw_printenv/fw_setenv (the boot state RAUC and the gate read and write)
   u-boot-rpi rauc rauc-service libubootenv-tool
+  # the time (docs/image.md "Time"): no Pi has a real-time clock. systemd-timesyncd (Debian's SNTP
+  # client) sets it from NTP once a network is up (servers from DHCP where given, else Debian's
+  # pool), keeps the last known time on the state partition and restores it at each boot
+  systemd-timesyncd
 )

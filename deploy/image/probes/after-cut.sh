@@ -5,6 +5,7 @@
 wait_active
 state ""
 ids
+clock ""
 say "root=$(findmnt -n -o OPTIONS /)"
 say "failed=$(systemctl --failed --no-legend --plain | awk '{print $1}' | tr '\n' ' ')"
 say "ssh=$(systemctl is-active ssh)"

@@ -6,6 +6,20 @@
 wait_active
 state ""
 ids
+clock ""
+# The fleet's bundle at a wrong clock (a day before its key's certificate starts): RAUC checks the
+# signer at the bundle's signing time (the image's system.conf), not at the clock; a copy of the
+# config without that option shows what the clock alone would do. The clock is put back after.
+if [ -f $boot/abtest/clock.raucb ]; then
+  now=$(date +%s) up0=$(cut -d. -f1 /proc/uptime)
+  date -s "@$(( $(cat $boot/abtest/cert-start) - 86400 ))" >/dev/null
+  r=$(rauc info $boot/abtest/clock.raucb 2>&1); rc=$?
+  say "rauc_signing_time=$rc: $(echo "$r" | grep -iE 'error|fail|valid|Compatible' | tr '\n' ' ' | cut -c1-300)"
+  sed '/use-bundle-signing-time/d' /etc/rauc/system.conf >/run/abtest-rauc.conf
+  r=$(rauc --conf=/run/abtest-rauc.conf info $boot/abtest/clock.raucb 2>&1); rc=$?
+  say "rauc_clock_time=$rc: $(echo "$r" | grep -iE 'error|fail|valid' | tr '\n' ' ' | cut -c1-300)"
+  date -s "@$(( now + $(cut -d. -f1 /proc/uptime) - up0 + 1 ))" >/dev/null
+fi
 say "check=$(altbeacond check --config /etc/altbeacond/config.toml 2>&1 | tr '\n' ' ' | cut -c1-300)"
 if [ -x $boot/abtest/gpioinfo ]; then
   LD_LIBRARY_PATH=$boot/abtest $boot/abtest/gpioinfo 2>&1 | grep -E '^gpiochip|altbeacond' | while IFS= read -r l; do say "gpio=$l"; done
@@ -31,6 +45,14 @@ state broken_
 say "broken_error=$(grep -m1 'altbeacon.toml:[0-9]*:[0-9]*:' $boot/altbeacon-error.txt 2>/dev/null | tr -d '\r')"
 h=$(altbeacond health 2>&1); rc=$?
 say "broken_health=exit $rc: $(echo "$h" | head -1)"
+
+# The last known time saved on the state partition: timesyncd saves it every SaveIntervalSec
+# (the image's 300 s, here 5 s so that a save happens before the cut)
+mkdir -p /run/systemd/timesyncd.conf.d
+printf '[Time]\nSaveIntervalSec=5\n' >/run/systemd/timesyncd.conf.d/abtest.conf
+systemctl restart systemd-timesyncd
+sleep 12
+clock cut_
 
 # A new identity, and the power cut: the host kills the VM as soon as the import has opened the
 # boot partition for writing (import-boot-config-rw says so on the console).

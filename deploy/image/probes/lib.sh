@@ -72,3 +72,10 @@ slot_report() {
   say "failed=$(systemctl --failed --no-legend --plain | awk '{print $1}' | tr '\n' ' ')"
   journalctl -b --no-pager -o cat -u altbeacon-update-gate 2>&1 | tail -5 | while IFS= read -r l; do say "gatejournal=$l"; done
 }
+# clock PREFIX: the card's clocks: the system clock, the image's floor (/usr/lib/clock-epoch),
+# the time timesyncd last saved on the state partition, the RTC if the board has one, timesyncd
+# and whether NTP synchronised it; what systemd and timesyncd said about setting the clock
+clock() {
+  say "$1clock=$(date +%s) epoch=$(stat -c %Y /usr/lib/clock-epoch 2>/dev/null) saved=$(stat -c %Y /var/lib/systemd/timesync/clock 2>/dev/null) rtc=$(cat /sys/class/rtc/rtc0/since_epoch 2>/dev/null || echo none) timesyncd=$(systemctl is-active systemd-timesyncd) synced=$([ -e /run/systemd/timesync/synchronized ] && echo yes || echo no)"
+  say "$1clocklog=$({ journalctl -b --no-pager -o cat _PID=1; journalctl -b --no-pager -o cat -u systemd-timesyncd; } 2>&1 | grep -E 'System clock|clock time|recorded timestamp|build time|[Ee]poch' | tr '\n' '|' | cut -c1-400)"
+}
