@@ -109,11 +109,14 @@ retained_json altbeacond/testnode/observer 'd["adapter"]=="hci1" and d["scanning
 retained_json altbeacond/testnode/health 'd["health"]=="on-air"' "health topic"
 # Issue 32: beacon A (the daemon on this machine) as a device of its own, read from its status file
 retained_json altbeacond/testnode/beacon \
-  'd["on_air"] is True and d["health"]=="on-air" and d["phase"]=="advertising" and d["adapter"]=="hci0" and d["frames_on_air"]=="altbeacon" and d["rearms"]==0 and d["config_refused"] is False and d["uptime_s"]>=0 and d["version"]' \
+  'd["on_air"] is True and d["health"]=="on-air" and d["phase"]=="advertising" and d["adapter"]=="hci0" and d["frames_on_air"]=="altbeacon" and d["rearms"]==0 and d["config_refused"] is False and d["started"].endswith("+00:00") and d["version"]' \
   "the local beacon's topic"
+# issue 48: when the daemon started, on a topic of its own (the Started timestamp sensor)
+retained altbeacond/testnode/beacon/started | grep -Eq '^20[0-9]{2}-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9]\+00:00$' \
+  || tb_fail "no RFC 3339 start time on altbeacond/testnode/beacon/started: $(retained altbeacond/testnode/beacon/started)"
 # its device also carries the identity of its AltBeacon, which [expect.a] is: one device in HA
 retained_json homeassistant/binary_sensor/altbeacond_beacon__testnode/on_air/config \
-  'd["state_topic"]=="altbeacond/testnode/beacon" and d["device"]["identifiers"]==["altbeacond_beacon__testnode","altbeacond_frame__altbeacon__2f234454-cf6d-4a0f-adf2-f4911ba9ffa6__1__2"] and d["device"]["via_device"]=="altbeacond__testnode"' "the local beacon's discovery"
+  'd["state_topic"]=="altbeacond/testnode/beacon" and d["device"]["identifiers"]==["altbeacond_beacon__testnode","altbeacond_frame__altbeacon__2f234454-cf6d-4a0f-adf2-f4911ba9ffa6__1__2"] and d["device"]["via_device"]=="altbeacond__testnode" and [c[0] for c in d["device"]["connections"]]==["bluetooth"] and len(d["device"]["connections"][0][1])==17' "the local beacon's discovery (issue 48: its Bluetooth address, the kernel's, as a connection)"
 retained_json homeassistant/sensor/altbeacond__testnode__altbeacon__2f234454-cf6d-4a0f-adf2-f4911ba9ffa6__1__2/rssi/config \
   'd["device"]["identifiers"]==["altbeacond_frame__altbeacon__2f234454-cf6d-4a0f-adf2-f4911ba9ffa6__1__2"] and d["name"]=="testnode RSSI"' "discovery of a"
 [ -z "$(retained homeassistant/sensor/altbeacond__testnode/beacon_health/config)" ] || tb_fail "the observer's old Beacon health entity is still retained"
