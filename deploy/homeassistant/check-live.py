@@ -665,6 +665,9 @@ class Live:
 
         def probe():
             announced = {u: a for u, a in self.node_announced(node).items() if only is None or only(a)}
+            if not announced and self.mirror.resubscribe():
+                say(f"{node}: nothing of it in the mirror yet: the broker's retained messages read afresh")
+                announced = {u: a for u, a in self.node_announced(node).items() if only is None or only(a)}
             same, last[0] = last[0] == set(announced), set(announced)
             if not announced:
                 return False, ({}, ["nothing announced on the broker"])
