@@ -53,9 +53,7 @@ import tempfile
 import threading
 import time
 import urllib.error
-import uuid as uuidlib
 
-import jwt
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 _spec = importlib.util.spec_from_file_location("check_live", os.path.join(HERE, "check-live.py"))
@@ -117,7 +115,7 @@ class Broker:
 
     def start(self):
         self.proc = self.bench.procs.start("mosquitto", ["mosquitto", "-c", self.conf], os.path.join(self.bench.dir, "mosquitto.log"))
-        ok, _ = live.wait_until("mosquitto", lambda: (self.bench.port_open(self.port), None), timeout=10, interval=0.05)
+        ok, _ = live.wait_until("mosquitto", lambda: (live.port_open(self.port), None), timeout=10, interval=0.05)
         if not ok:
             raise CannotRun("mosquitto did not listen: " + self.bench.tail("mosquitto.log"))
         return time.monotonic()
@@ -220,17 +218,8 @@ class Bench:
         self.hass = None
 
     # --- small things --------------------------------------------------------------------------
-    def port_open(self, port):
-        import socket
-        with socket.socket() as s:
-            return s.connect_ex(("127.0.0.1", port)) == 0
-
     def tail(self, name, n=30):
-        try:
-            with open(os.path.join(self.dir, name), encoding="utf-8", errors="replace") as f:
-                return "".join(f.readlines()[-n:])
-        except OSError as e:
-            return str(e)
+        return live.tail_file(self.dir, name, n)
 
     # --- the beacon daemons: each Pi's status file rewritten every 60 s, staggered ---------------
     def daemons(self):
@@ -246,47 +235,10 @@ class Bench:
 
     # --- Home Assistant ------------------------------------------------------------------------
     def seed_ha(self):
-        storage = os.path.join(self.ha_dir, ".storage")
-        os.makedirs(storage)
-        self.http_port = live.free_port()
-        with open(os.path.join(self.ha_dir, "configuration.yaml"), "w") as f:
-            f.write("# altbeacond deploy/homeassistant/bench-monitors.py: the recorder on (sqlite, the default database)\n"
-                    "homeassistant:\n  name: altbeacond bench\n  latitude: 52.5\n  longitude: 13.4\n"
-                    "  elevation: 34\n  unit_system: metric\n  time_zone: UTC\n  currency: EUR\n"
-                    "  country: DE\n  language: en\n"
-                    f"http:\n  server_host: 127.0.0.1\n  server_port: {self.http_port}\n"
-                    "api:\n"
-                    "recorder:\n  commit_interval: 1\n"
-                    "logger:\n  default: warning\n")
-
-        def store(key, data, version=1, minor=1):
-            with open(os.path.join(storage, key), "w") as f:
-                json.dump({"version": version, "minor_version": minor, "key": key, "data": data}, f, indent=1)
-
-        store("core.config_entries", {"entries": [{
-            "entry_id": uuidlib.uuid4().hex, "version": 1, "minor_version": 1, "domain": "mqtt",
-            "title": "127.0.0.1", "source": "user", "unique_id": None, "disabled_by": None,
-            "pref_disable_new_entities": False, "pref_disable_polling": False, "options": {},
-            "data": {"broker": "127.0.0.1", "port": self.broker.port, "username": "homeassistant",
-                     "password": self.broker.passwords["homeassistant"], "discovery": True},
-        }]})
-        user_id, token_id, jwt_key = uuidlib.uuid4().hex, uuidlib.uuid4().hex, secrets.token_hex(64)
-        store("auth", {
-            "users": [{"id": user_id, "group_ids": ["system-admin"], "is_owner": True, "is_active": True,
-                       "name": "altbeacond bench", "system_generated": False, "local_only": False}],
-            "groups": [{"id": "system-admin"}, {"id": "system-users"}, {"id": "system-read-only"}],
-            "credentials": [],
-            "refresh_tokens": [{
-                "id": token_id, "user_id": user_id, "client_id": None, "client_name": "altbeacond bench",
-                "client_icon": None, "token_type": "long_lived_access_token",
-                "created_at": time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime()),
-                "access_token_expiration": 86400 * 30, "token": secrets.token_hex(64), "jwt_key": jwt_key,
-                "last_used_at": None, "last_used_ip": None, "credential_id": None, "version": "2024.1.6",
-            }],
-        })
-        now = int(time.time())
-        token = jwt.encode({"iss": token_id, "iat": now, "exp": now + 86400 * 30}, jwt_key, algorithm="HS256")
-        self.ha = live.HomeAssistant(self.http_port, token)
+        # the recorder on (sqlite, the default database), committed every second
+        self.http_port, self.ha = live.seed_home_assistant(
+            self.ha_dir, "bench", self.broker.port, self.broker.passwords["homeassistant"],
+            extra="recorder:\n  commit_interval: 1\n", log_level="warning", token_days=30)
 
     def start_ha(self):
         """Launches HA; returns (its launch's monotonic time, seconds to RUNNING)."""

@@ -56,6 +56,7 @@ from homeassistant.components.sensor import _numeric_state_expected
 from homeassistant.core import HomeAssistant
 from homeassistant.helpers.entity import FLOAT_PRECISION
 from homeassistant.helpers.template import Template
+from homeassistant.util import dt as dt_util
 
 SCHEMAS = {"binary_sensor": binary_sensor.DISCOVERY_SCHEMA, "sensor": sensor.DISCOVERY_SCHEMA,
            "text": text.DISCOVERY_SCHEMA, "number": number.DISCOVERY_SCHEMA, "switch": switch.DISCOVERY_SCHEMA,
@@ -312,7 +313,6 @@ class Entity:
             if self.config.get("device_class") in ("timestamp", "date"):
                 # sensor.py of 2024.1: a timestamp must parse with its zone (a warning and unknown
                 # otherwise, "None" included); the state is then its ISO form in UTC
-                from homeassistant.util import dt as dt_util
                 when = dt_util.parse_datetime(rendered)
                 if when is None or when.tzinfo is None:
                     fail(f"{self.name}: Invalid state message {payload[:60]!r}: no timestamp with a time zone")

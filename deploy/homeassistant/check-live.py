@@ -164,6 +164,67 @@ def mqtt_client(client_id):
     return paho.Client(client_id=client_id)
 
 
+def port_open(port):
+    """Something listens on 127.0.0.1:port."""
+    with socket.socket() as s:
+        return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+def tail_file(directory, name, n=30):
+    """The last n lines of directory/name, or why they cannot be read."""
+    try:
+        with open(os.path.join(directory, name), encoding="utf-8", errors="replace") as f:
+            return "".join(f.readlines()[-n:])
+    except OSError as e:
+        return str(e)
+
+
+def seed_home_assistant(ha_dir, who, mqtt_port, mqtt_password, extra="", log_level="info", token_days=1):
+    """A Home Assistant config directory ready to start without onboarding: configuration.yaml
+    (`extra`: more of it, e.g. the recorder), the MQTT entry (user homeassistant) and an admin
+    user with a long-lived token (named `who`). -> (its HTTP port, a HomeAssistant client)."""
+    storage = os.path.join(ha_dir, ".storage")
+    os.makedirs(storage)
+    http_port = free_port()
+    with open(os.path.join(ha_dir, "configuration.yaml"), "w") as f:
+        f.write(f"# altbeacond {who}\n"
+                f"homeassistant:\n  name: altbeacond {who}\n  latitude: 52.5\n  longitude: 13.4\n"
+                "  elevation: 34\n  unit_system: metric\n  time_zone: UTC\n  currency: EUR\n"
+                "  country: DE\n  language: en\n"
+                f"http:\n  server_host: 127.0.0.1\n  server_port: {http_port}\n"
+                "api:\n" + extra +
+                f"logger:\n  default: {log_level}\n")
+
+    def store(key, data, version=1, minor=1):
+        with open(os.path.join(storage, key), "w") as f:
+            json.dump({"version": version, "minor_version": minor, "key": key, "data": data}, f, indent=1)
+
+    store("core.config_entries", {"entries": [{
+        "entry_id": uuidlib.uuid4().hex, "version": 1, "minor_version": 1, "domain": "mqtt",
+        "title": "127.0.0.1", "source": "user", "unique_id": None, "disabled_by": None,
+        "pref_disable_new_entities": False, "pref_disable_polling": False, "options": {},
+        "data": {"broker": "127.0.0.1", "port": mqtt_port, "username": "homeassistant",
+                 "password": mqtt_password, "discovery": True},
+    }]})
+    user_id, token_id, jwt_key = uuidlib.uuid4().hex, uuidlib.uuid4().hex, secrets.token_hex(64)
+    store("auth", {
+        "users": [{"id": user_id, "group_ids": ["system-admin"], "is_owner": True, "is_active": True,
+                   "name": f"altbeacond {who}", "system_generated": False, "local_only": False}],
+        "groups": [{"id": "system-admin"}, {"id": "system-users"}, {"id": "system-read-only"}],
+        "credentials": [],
+        "refresh_tokens": [{
+            "id": token_id, "user_id": user_id, "client_id": None, "client_name": f"altbeacond {who}",
+            "client_icon": None, "token_type": "long_lived_access_token",
+            "created_at": time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime()),
+            "access_token_expiration": 86400 * token_days, "token": secrets.token_hex(64), "jwt_key": jwt_key,
+            "last_used_at": None, "last_used_ip": None, "credential_id": None, "version": "2024.1.6",
+        }],
+    })
+    now = int(time.time())
+    token = jwt.encode({"iss": token_id, "iat": now, "exp": now + 86400 * token_days}, jwt_key, algorithm="HS256")
+    return http_port, HomeAssistant(http_port, token)
+
+
 class Mirror:
     """Every retained (and live) message on the broker, topic -> latest payload."""
 
@@ -532,21 +593,13 @@ class Live:
                     f"listener {self.mqtt_port} 127.0.0.1\nallow_anonymous false\npassword_file {pw}\n"
                     "persistence false\nlog_dest stdout\nlog_type error\nlog_type warning\nlog_type notice\n")
         self.broker = self.procs.start("mosquitto", ["mosquitto", "-c", conf], os.path.join(self.dir, "mosquitto.log"))
-        ok, _ = wait_until("mosquitto", lambda: (self._port_open(self.mqtt_port), None), timeout=10, interval=0.1)
+        ok, _ = wait_until("mosquitto", lambda: (port_open(self.mqtt_port), None), timeout=10, interval=0.1)
         if not ok:
             raise RuntimeError("mosquitto did not listen: " + self._tail("mosquitto.log"))
         self.mirror = Mirror(self.mqtt_port, "check", self.passwords["check"])
 
-    def _port_open(self, port):
-        with socket.socket() as s:
-            return s.connect_ex(("127.0.0.1", port)) == 0
-
     def _tail(self, name, n=30):
-        try:
-            with open(os.path.join(self.dir, name), encoding="utf-8", errors="replace") as f:
-                return "".join(f.readlines()[-n:])
-        except OSError as e:
-            return str(e)
+        return tail_file(self.dir, name, n)
 
     # --- the monitor -----------------------------------------------------------------------
     def mqtt_toml(self, control=None):
@@ -738,46 +791,8 @@ class Live:
 
     # --- Home Assistant --------------------------------------------------------------------
     def seed_ha(self):
-        storage = os.path.join(self.ha_dir, ".storage")
-        os.makedirs(storage)
-        self.http_port = free_port()
-        with open(os.path.join(self.ha_dir, "configuration.yaml"), "w") as f:
-            f.write("# altbeacond deploy/homeassistant/check-live.py: no default_config, no recorder\n"
-                    "homeassistant:\n  name: altbeacond check\n  latitude: 52.5\n  longitude: 13.4\n"
-                    "  elevation: 34\n  unit_system: metric\n  time_zone: UTC\n  currency: EUR\n"
-                    "  country: DE\n  language: en\n"
-                    f"http:\n  server_host: 127.0.0.1\n  server_port: {self.http_port}\n"
-                    "api:\n"
-                    "logger:\n  default: info\n")
-
-        def store(key, data, version=1, minor=1):
-            with open(os.path.join(storage, key), "w") as f:
-                json.dump({"version": version, "minor_version": minor, "key": key, "data": data}, f, indent=1)
-
-        store("core.config_entries", {"entries": [{
-            "entry_id": uuidlib.uuid4().hex, "version": 1, "minor_version": 1, "domain": "mqtt",
-            "title": "127.0.0.1", "source": "user", "unique_id": None, "disabled_by": None,
-            "pref_disable_new_entities": False, "pref_disable_polling": False, "options": {},
-            "data": {"broker": "127.0.0.1", "port": self.mqtt_port, "username": "homeassistant",
-                     "password": self.passwords["homeassistant"], "discovery": True},
-        }]})
-        user_id, token_id, jwt_key = uuidlib.uuid4().hex, uuidlib.uuid4().hex, secrets.token_hex(64)
-        store("auth", {
-            "users": [{"id": user_id, "group_ids": ["system-admin"], "is_owner": True, "is_active": True,
-                       "name": "altbeacond check", "system_generated": False, "local_only": False}],
-            "groups": [{"id": "system-admin"}, {"id": "system-users"}, {"id": "system-read-only"}],
-            "credentials": [],
-            "refresh_tokens": [{
-                "id": token_id, "user_id": user_id, "client_id": None, "client_name": "altbeacond check",
-                "client_icon": None, "token_type": "long_lived_access_token",
-                "created_at": time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime()),
-                "access_token_expiration": 86400, "token": secrets.token_hex(64), "jwt_key": jwt_key,
-                "last_used_at": None, "last_used_ip": None, "credential_id": None, "version": "2024.1.6",
-            }],
-        }, minor=1)
-        now = int(time.time())
-        token = jwt.encode({"iss": token_id, "iat": now, "exp": now + 86400}, jwt_key, algorithm="HS256")
-        self.ha = HomeAssistant(self.http_port, token)
+        # no default_config, no recorder
+        self.http_port, self.ha = seed_home_assistant(self.ha_dir, "check", self.mqtt_port, self.passwords["homeassistant"])
 
     def start_ha(self):
         # `python -m homeassistant`, not the venv's `hass` script: its #! line names the path the venv
