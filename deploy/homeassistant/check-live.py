@@ -236,21 +236,21 @@ class Mirror:
         self.port, self.credentials = port, (user, password)
         self.client.on_connect = lambda c, u, f, rc: c.subscribe(self.topics)
         self.client.on_message = self._message
-        self.resubscribed = time.monotonic()
+        self.looked_afresh = time.monotonic()
         self.client.connect("127.0.0.1", port)
         self.client.loop_start()
 
     topics = [("altbeacond/#", 0), ("homeassistant/#", 0)]
 
-    def resubscribe(self, every=5.0):
+    def read_retained_afresh(self, every=5.0):
         """At most every `every` s, what the broker retains now, read by a client of its own (a
         new subscription gets every retained message), merged in: a live message this QoS 0
         client missed on a loaded machine is not taken for one the monitor never published
         (seen once in ~20 runs: Home Assistant had the entities, the mirror not even after
         subscribing again). -> whether it looked now."""
-        if time.monotonic() - self.resubscribed < every:
+        if time.monotonic() - self.looked_afresh < every:
             return False
-        self.resubscribed = time.monotonic()
+        self.looked_afresh = time.monotonic()
         got, last = {}, [time.monotonic()]
         c = mqtt_client(f"altbeacond-check-live-{os.getpid()}-{int(time.monotonic() * 1000)}")
         c.username_pw_set(*self.credentials)
@@ -718,7 +718,7 @@ class Live:
 
         def probe():
             announced = {u: a for u, a in self.node_announced(node).items() if only is None or only(a)}
-            if not announced and self.mirror.resubscribe():
+            if not announced and self.mirror.read_retained_afresh():
                 say(f"{node}: nothing of it in the mirror yet: the broker's retained messages read afresh")
                 announced = {u: a for u, a in self.node_announced(node).items() if only is None or only(a)}
             same, last[0] = last[0] == set(announced), set(announced)
@@ -853,7 +853,7 @@ class Live:
         def probe():
             ann = self.announced(node)
             if not ann:
-                if self.mirror.resubscribe():
+                if self.mirror.read_retained_afresh():
                     say(f"{node}: nothing of it in the mirror yet: the broker's retained messages read afresh")
                     ann = self.announced(node)
             if not ann:

@@ -50,7 +50,13 @@ public final class AdapterSession: AdvertiserEvents {
     public var adapter: String { "hci\(index)" }
     /// The controller, for its address (the status file's).
     private let controller: ControllerAccess
-    public var address: BluetoothAddress? { controller.address }
+    /// The address on air, asked of the controller once the session is on air (the address
+    /// repair, where one is made, is done by then): not an ioctl at every status.
+    private var addressOnAir: BluetoothAddress?
+    public var address: BluetoothAddress? {
+        if addressOnAir == nil, policy.phase == .advertising { addressOnAir = controller.address }
+        return addressOnAir
+    }
     public var config: BeaconConfig { policy.config }
 
     public func start() { handle(.start) }
