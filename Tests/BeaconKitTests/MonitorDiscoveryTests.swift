@@ -90,11 +90,39 @@ final class MonitorDiscoveryTests: XCTestCase {
         let ids = MonitorExport.localBeaconFrameIDs(status)
         XCTAssertEqual(ids, [MonitorExport.beaconDeviceID(lobby), "altbeacond_frame__ibeacon__2f234454-cf6d-4a0f-adf2-f4911ba9ffa6__1__2"],
                        "the AltBeacon a monitor elsewhere expects is this very device")
-        let local = MonitorExport.localBeaconDiscovery(node: "hall", prefix: "homeassistant", announce: true, frameIDs: ids)
+        let local = MonitorExport.localBeaconDiscovery(node: "hall", prefix: "homeassistant", announce: true, shared: SharedBeaconDevice.local(status))
         let v = try XCTUnwrap(JSONValue.parse(Array(local[0].payload.utf8)))
         XCTAssertEqual(v["device"]?["identifiers"], .array([.string("altbeacond_beacon__hall")] + ids.map { .string($0) }))
         XCTAssertEqual(v["device"]?["manufacturer"]?.string, "altbeacond", "ours, labelled ours")
         XCTAssertEqual(MonitorExport.localBeaconFrameIDs(JSONValue.parse(Array(#"{"frames":[{"frame":"eddystone-uid"}],"uuid":"x","major":1,"minor":2}"#.utf8))), [])
+    }
+
+    /// Issue 48: every announcer of one beacon (two monitors naming it differently, the daemon
+    /// on the Pi that sends it) gives its device one name and model, from its identity alone,
+    /// so the name no longer changes with whoever announced last.
+    func testEveryAnnouncerNamesTheDeviceAlike() throws {
+        func devices(_ pairs: [(topic: String, payload: String)]) -> Set<String> {
+            Set(pairs.compactMap { JSONValue.parse(Array($0.payload.utf8))?["device"] }.map { "\($0["name"]?.string ?? "-") / \($0["model"]?.string ?? "-")" })
+        }
+        let status = JSONValue.parse(Array(#"{"frames":[{"frame":"ibeacon"},{"frame":"altbeacon"}],"uuid":"2F234454-CF6D-4A0F-ADF2-F4911BA9FFA6","major":1,"minor":2}"#.utf8))
+        let local = SharedBeaconDevice.local(status)
+        let iBeacon = Expectation(name: "door", frame: IBeaconFrame(uuid: studyGuideUUID, major: 1, minor: 2, power: -59))
+        let all = MonitorExport.discovery(lobby, node: "hall", prefix: "homeassistant")
+            + MonitorExport.discovery(lobby.with(name: "entrance"), node: "attic", prefix: "homeassistant")
+            + MonitorExport.discovery(iBeacon, node: "porch", prefix: "homeassistant")
+            + MonitorExport.localBeaconDiscovery(node: "pi", prefix: "homeassistant", announce: true, shared: local)
+            + MonitorExport.localBeaconControlDiscovery(node: "pi", prefix: "homeassistant", announce: true, shared: local)
+        XCTAssertEqual(devices(all), ["Beacon 1/2 2f234454 / Beacon (UUID, major, minor)"])
+        XCTAssertEqual(local.identifiers, [MonitorExport.beaconDeviceID(lobby), MonitorExport.beaconDeviceID(iBeacon)], "in the table's order")
+        let connectivity = try XCTUnwrap(JSONValue.parse(Array(MonitorExport.discovery(lobby, node: "hall", prefix: "homeassistant")[0].payload.utf8)))
+        XCTAssertTrue(connectivity["json_attributes_template"]?.string?.contains("'name': value_json.name") == true, "the monitor's own name, an attribute")
+
+        // Without a shareable frame, the local beacon is its node's; other frames name by their IDs.
+        XCTAssertEqual(devices(MonitorExport.localBeaconDiscovery(node: "pi", prefix: "homeassistant", announce: true)), ["pi beacon / altbeacond (beacon)"])
+        XCTAssertEqual(SharedBeaconDevice.local(JSONValue.parse(Array(#"{"frames":[{"frame":"eddystone-uid"}],"uuid":"x","major":1,"minor":2}"#.utf8))), .none)
+        let url = SharedBeaconDevice.of(type: "eddystone-url", ids: ["https://example.com/a-very-long-path/that-goes-on"])
+        XCTAssertEqual(url.name, "Google Eddystone-URL https://example.com/a-very-long…", "31 characters and an ellipsis")
+        XCTAssertEqual(url.model, "Google Eddystone-URL")
     }
 
     func testLegacyTopicsAreTheOldScheme() {

@@ -176,8 +176,8 @@ final class MonitorExportTests: XCTestCase {
             XCTAssertEqual(v["payload_not_available"]?.string, "offline")
             XCTAssertEqual(v["device"]?["identifiers"], .array([.string("altbeacond_frame__altbeacon__2f234454-cf6d-4a0f-adf2-f4911ba9ffa6__1__2")]),
                            "one device per beacon, whichever monitor hears it (issue 38)")
-            XCTAssertEqual(v["device"]?["name"]?.string, "lobby")
-            XCTAssertEqual(v["device"]?["model"]?.string, "AltBeacon", "what it is, not altbeacond")
+            XCTAssertEqual(v["device"]?["name"]?.string, "Beacon 1/2 2f234454", "its identity, not this monitor's name (issue 48)")
+            XCTAssertEqual(v["device"]?["model"]?.string, "Beacon (UUID, major, minor)", "what it is, not altbeacond")
             XCTAssertNil(v["device"]?["manufacturer"], "who made it is not on air")
             XCTAssertNil(v["device"]?["via_device"], "no one monitor is its way in")
             uniqueIDs.append(try XCTUnwrap(v["unique_id"]?.string))
@@ -197,8 +197,8 @@ final class MonitorExportTests: XCTestCase {
         XCTAssertEqual(c["expire_after"]?.integer, 120, "four refreshes: silence is said by the payload, never by expiry")
         XCTAssertEqual(c["json_attributes_topic"]?.string, "altbeacond/hall.pi/beacons/lobby")
         XCTAssertEqual(c["json_attributes_template"]?.string,
-                       "{{ ({'type': value_json.type, 'address': value_json.address, 'reboots': value_json.reboots} if value_json is defined else {}) | tojson }}",
-                       "what rarely changes, not last_seen and rssi: a recorder row per refresh (issue 38)")
+                       "{{ ({'name': value_json.name, 'type': value_json.type, 'address': value_json.address, 'reboots': value_json.reboots} if value_json is defined else {}) | tojson }}",
+                       "what rarely changes, this monitor's name for it among them, not last_seen and rssi: a recorder row per refresh (issue 38)")
         let rssi = try XCTUnwrap(JSONValue.parse(Array(pairs[1].payload.utf8)))
         XCTAssertEqual(rssi["device_class"]?.string, "signal_strength")
         XCTAssertEqual(rssi["unit_of_measurement"]?.string, "dBm")

@@ -686,9 +686,15 @@ def check_two_monitors(configs):
              and ident in raw["device"]["identifiers"]]
     if not local:
         fail(f"hall.pi's own beacon (the same AltBeacon) does not carry {ident}")
+    # Issue 48: HA takes the device's name and model from whichever config it read last, so
+    # every announcer of the beacon (east, west, hall.pi's own beacon) must say the same.
+    named = {(raw["device"].get("name"), raw["device"].get("model")) for _, _, raw in configs.values()
+             if ident in raw["device"]["identifiers"]}
+    if len(named) != 1:
+        fail(f"the device {ident} is named differently by its announcers: {sorted(named)}")
     if len(failures) == ok:
         print(f"east and west expect one beacon: one device ({ident}), 10 entities of their own, "
-              f"the device hall.pi's own beacon is (HA merges devices sharing an identifier)")
+              f"the device hall.pi's own beacon is (HA merges devices sharing an identifier), named {sorted(named)} by all")
 
 
 async def main(path):

@@ -1201,6 +1201,13 @@ class Live:
             f"device_attr(name) = {name!r}")
         if dev["obs"] != dev["west"] or dev["obs"] in ("", "None"):
             fail(f"shared: two devices for one beacon: {dev}")
+        # Issue 48: the two monitors name the beacon differently ("a", "lobby"); the device's
+        # name is its identity's, the same from each, so it does not follow the last announcer.
+        named = {(json.loads(p)["device"].get("name"), json.loads(p)["device"].get("model"))
+                 for p in self.mirror.matching(r"homeassistant/[a-z_]+/[^/]+/[a-z_]+/config").values()
+                 if p and fa in json.loads(p)["device"]["identifiers"]}
+        if len(named) != 1 or name not in {n for n, _ in named}:
+            fail(f"shared: the announcers name the device {sorted(named)}; HA shows {name!r}")
         entities = self.ha.mqtt_entities()
         with_frame = sorted({e["device_id"] for e in entities if ["mqtt", fa] in e["identifiers"]})
         if with_frame != [dev["obs"]]:

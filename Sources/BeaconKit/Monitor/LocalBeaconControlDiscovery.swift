@@ -34,11 +34,11 @@ extension MonitorExport {
     /// The control entities, on the local beacon's device. `announce` false (control off, or no
     /// beacon daemon here): every pair has an empty payload, which removes the entity.
     public static func localBeaconControlDiscovery(node: String, prefix: String, announce: Bool, beaconVersion: String? = nil,
-                                                   frameIDs: [String] = [], board: DeviceBoard = DeviceBoard(), beaconAddress: String? = nil,
+                                                   shared: SharedBeaconDevice = .none, board: DeviceBoard = DeviceBoard(), beaconAddress: String? = nil,
                                                    version: String = "") -> [(topic: String, payload: String)] {
         let id = localBeaconID(node: node)
         let state = jsonString(localBeaconTopic(node: node))
-        let device = localBeaconDevice(node: node, version: beaconVersion, frameIDs: frameIDs, board: board, address: beaconAddress)
+        let device = localBeaconDevice(node: node, version: beaconVersion, shared: shared, board: board, address: beaconAddress)
         func command(_ name: String) -> (String, String) { ("command_topic", jsonString(LocalBeaconControl.commandTopic(node: node, name))) }
         func v(_ t: String) -> (String, String) { ("value_template", jsonString(t)) }
         let config = ("entity_category", "\"config\"")

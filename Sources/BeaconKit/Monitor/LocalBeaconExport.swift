@@ -156,41 +156,35 @@ extension MonitorExport {
 
     /// The local beacon's device block: its daemon's version as `sw_version` when known; its
     /// `via_device` the observer (the monitor is its only way to Home Assistant); and, beside
-    /// its own ID, the identity of each AltBeacon and iBeacon frame it has on air
-    /// (`localBeaconFrameIDs`), so that another monitor expecting that frame adds its entities
-    /// to this device (Home Assistant merges devices that share an identifier; issue 38).
+    /// its own ID, the identity of each AltBeacon and iBeacon frame it has on air (`shared`),
+    /// so that another monitor expecting that frame adds its entities to this device (Home
+    /// Assistant merges devices that share an identifier; issue 38), named as every announcer
+    /// of that beacon names it (issue 48). "<node> beacon" with no such frame.
     /// `board` and `address` (its Bluetooth address, from the status file): `DeviceBoard`.
-    static func localBeaconDevice(node: String, version: String?, frameIDs: [String] = [], board: DeviceBoard = DeviceBoard(),
+    static func localBeaconDevice(node: String, version: String?, shared: SharedBeaconDevice = .none, board: DeviceBoard = DeviceBoard(),
                                   address: String? = nil) -> String {
-        "{\"identifiers\":[" + ([localBeaconID(node: node)] + frameIDs).map(jsonString).joined(separator: ",") + "],"
-            + "\"name\":\(jsonString("\(node) beacon")),"
-            + "\"model\":\"altbeacond (beacon)\",\"manufacturer\":\"altbeacond\""
+        let named = shared.identifiers.isEmpty ? (name: "\(node) beacon", model: "altbeacond (beacon)") : (name: shared.name, model: shared.model)
+        return "{\"identifiers\":[" + ([localBeaconID(node: node)] + shared.identifiers).map(jsonString).joined(separator: ",") + "],"
+            + "\"name\":\(jsonString(named.name)),\"model\":\(jsonString(named.model)),\"manufacturer\":\"altbeacond\""
             + (version.map { ",\"sw_version\":" + jsonString($0) } ?? "")
             + board.deviceMembers(address: address)
             + ",\"via_device\":" + jsonString(discoveryID(node: node)) + "}"
     }
 
     /// The device IDs (`beaconDeviceID`) of the AltBeacon and iBeacon frames the daemon's
-    /// status file lists as configured, from its `uuid`, `major` and `minor`; none without them.
-    public static func localBeaconFrameIDs(_ status: JSONValue?) -> [String] {
-        guard case .array(let items)? = status?["frames"], let uuid = status?["uuid"]?.string,
-              let major = status?["major"]?.integer, let minor = status?["minor"]?.integer else { return [] }
-        let names = items.compactMap { $0["frame"]?.string }
-        let lower = String(decoding: uuid.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }, as: UTF8.self)
-        return BeaconFrames.identifiedByBeaconID.filter { t in names.contains { $0.utf8.elementsEqual(t.utf8) } }
-            .map { beaconDeviceID(type: $0, ids: [lower, "\(major)", "\(minor)"]) }
-    }
+    /// status file lists as configured (`SharedBeaconDevice.local`).
+    public static func localBeaconFrameIDs(_ status: JSONValue?) -> [String] { SharedBeaconDevice.local(status).identifiers }
 
     /// The local beacon's device and its entities, all read from `localBeaconTopic`. `announce`
     /// false: every pair has an empty payload, which removes the entity (no beacon daemon here).
-    /// `beaconVersion`: the daemon's (the device's `sw_version`); `frameIDs`: its frames' identities
-    /// (`localBeaconFrameIDs`); `version`: the monitor's (`origin`).
+    /// `beaconVersion`: the daemon's (the device's `sw_version`); `shared`: its frames' identities,
+    /// name and model (`SharedBeaconDevice.local`); `version`: the monitor's (`origin`).
     public static func localBeaconDiscovery(node: String, prefix: String, announce: Bool, beaconVersion: String? = nil,
-                                            frameIDs: [String] = [], board: DeviceBoard = DeviceBoard(), beaconAddress: String? = nil,
+                                            shared: SharedBeaconDevice = .none, board: DeviceBoard = DeviceBoard(), beaconAddress: String? = nil,
                                             version: String = "") -> [(topic: String, payload: String)] {
         let id = localBeaconID(node: node)
         let state = jsonString(localBeaconTopic(node: node))
-        let device = localBeaconDevice(node: node, version: beaconVersion, frameIDs: frameIDs, board: board, address: beaconAddress)
+        let device = localBeaconDevice(node: node, version: beaconVersion, shared: shared, board: board, address: beaconAddress)
         func v(_ t: String) -> (String, String) { ("value_template", jsonString(t)) }
         let diagnostic = ("entity_category", "\"diagnostic\"")
         let entities: [Entity] = [

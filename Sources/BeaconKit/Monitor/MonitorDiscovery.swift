@@ -84,8 +84,8 @@ extension MonitorExport {
     }
 
     /// The (topic, retained JSON payload) pairs announcing one expected beacon: its device,
-    /// named by its identity (`beaconDeviceID`), one however many monitors hear it, labelled by
-    /// its frame type (no `via_device`: no one monitor is its way in); and this monitor's own
+    /// identified and named by its identity (`beaconDeviceID`, `SharedBeaconDevice`), one
+    /// however many monitors hear it (no `via_device`: no one monitor is its way in); and this monitor's own
     /// entities on it, named after the node: connectivity ("Heard by <node>", ON while heard,
     /// OFF while silent), RSSI, and the TLM temperature, battery voltage and uptime (unknown
     /// until a TLM frame is heard, and while the beacon is silent). Every entity is unavailable while `statusTopic` says
@@ -93,8 +93,10 @@ extension MonitorExport {
     public static func discovery(_ e: Expectation, node: String, prefix: String, version: String = "") -> [(topic: String, payload: String)] {
         let id = beaconEntityID(e, node: node)
         let state = jsonString(beaconTopic(node: node, name: e.name))
-        let device = "{\"identifiers\":[\(jsonString(beaconDeviceID(e)))],\"name\":\(jsonString(e.name)),"
-            + "\"model\":\(jsonString(frameModel(e.type)))}"
+        // Named by its identity, as every other announcer of it names it (issue 48).
+        let shared = SharedBeaconDevice.of(e)
+        let device = "{\"identifiers\":[\(jsonString(beaconDeviceID(e)))],\"name\":\(jsonString(shared.name)),"
+            + "\"model\":\(jsonString(shared.model))}"
         // Unknown while the beacon is silent (issue 48): the last TLM heard stays in the state
         // JSON, but a silent beacon's temperature or battery is not known any more.
         func tlm(_ key: String) -> String {
@@ -109,8 +111,10 @@ extension MonitorExport {
                 // What rarely changes (issue 38): the whole JSON (last_seen, rssi, adverts) would
                 // be a recorder row per beacon at every refresh.
                 ("json_attributes_topic", state),
-                ("json_attributes_template", jsonString("{{ ({'type': value_json.type, 'address': value_json.address, "
-                                                        + "'reboots': value_json.reboots} if value_json is defined else {}) | tojson }}")),
+                // `name`: this monitor's own name for it (`[expect.NAME]`), not the device's.
+                ("json_attributes_template", jsonString("{{ ({'name': value_json.name, 'type': value_json.type, "
+                                                        + "'address': value_json.address, 'reboots': value_json.reboots} "
+                                                        + "if value_json is defined else {}) | tojson }}")),
             ]),
             Entity(component: "sensor", object: "rssi", name: "\(node) RSSI", members: [
                 ("device_class", "\"signal_strength\""), ("unit_of_measurement", "\"dBm\""), ("state_class", "\"measurement\""),

@@ -44,9 +44,10 @@ public struct MonitorPublisher: Sendable {
     /// the next refresh, never in the burst that removes their entities (an empty state
     /// reaching an entity HA is still removing is an error in its log).
     private var staleStates: [String] = []
-    /// The identities of the local beacon's frames (`localBeaconFrameIDs`), its device's
-    /// identifiers beside its own: the last ones read, kept while the daemon is away.
-    private var beaconFrameIDs: [String] = []
+    /// The local beacon's frames a monitor elsewhere can expect (`SharedBeaconDevice.local`):
+    /// its device's identifiers beside its own, and its name and model; the last ones read,
+    /// kept while the daemon is away.
+    private var beaconShared: SharedBeaconDevice = .none
     /// The monitor's version: the observer's `sw_version` and every entity's `origin`.
     public private(set) var version: String
     /// The beacon daemon's version, from its status file (the local beacon's `sw_version`):
@@ -102,7 +103,7 @@ public struct MonitorPublisher: Sendable {
         p.announced = announced; p.remembered = remembered
         p.staleStates = staleStates
         p.lastCount = lastCount; p.advertsPerS = advertsPerS
-        p.healthAnnounced = healthAnnounced; p.beaconVersion = beaconVersion; p.beaconFrameIDs = beaconFrameIDs
+        p.healthAnnounced = healthAnnounced; p.beaconVersion = beaconVersion; p.beaconShared = beaconShared
         p.beaconAddress = beaconAddress; p.board = board; p.socShownMilliC = socShownMilliC
         p.lastChangeEvent = lastChangeEvent; p.lastChangeNumber = lastChangeNumber; p.firstLookS = firstLookS; p.machine = machine
         p.firmware = firmware
@@ -179,9 +180,9 @@ public struct MonitorPublisher: Sendable {
     /// the daemon's version (its `sw_version`) or its frames' identities changed; unchanged
     /// discovery is not sent again.
     private mutating func announceLocal(_ health: HealthCheck.Result?) -> [Action] {
-        let before = (beaconVersion, beaconFrameIDs, beaconAddress)
+        let before = (beaconVersion, beaconShared, beaconAddress)
         noteVersion(health)
-        guard (health != nil && !healthAnnounced) || (healthAnnounced && (before.0 != beaconVersion || before.1 != beaconFrameIDs || before.2 != beaconAddress)) else { return [] }
+        guard (health != nil && !healthAnnounced) || (healthAnnounced && (before.0 != beaconVersion || before.1 != beaconShared || before.2 != beaconAddress)) else { return [] }
         healthAnnounced = true
         return discovery(force: false)
     }
@@ -190,7 +191,7 @@ public struct MonitorPublisher: Sendable {
     private mutating func noteVersion(_ health: HealthCheck.Result?) {
         if let v = health?.status?["version"]?.string { beaconVersion = v }
         if let h = health, h.verdict != .unknown, h.status != nil {
-            beaconFrameIDs = MonitorExport.localBeaconFrameIDs(h.status)
+            beaconShared = SharedBeaconDevice.local(h.status)
             beaconAddress = MonitorExport.localBeaconAddress(h.status)
         }
     }
@@ -213,13 +214,13 @@ public struct MonitorPublisher: Sendable {
             out += publish(d.topic, d.payload, force: force)
         }
         for d in MonitorExport.localBeaconDiscovery(node: node, prefix: discoveryPrefix, announce: healthAnnounced,
-                                                    beaconVersion: beaconVersion, frameIDs: beaconFrameIDs, board: board,
+                                                    beaconVersion: beaconVersion, shared: beaconShared, board: board,
                                                     beaconAddress: beaconAddress, version: version) {
             out += publish(d.topic, d.payload, force: force)
         }
         let controls = healthAnnounced && control != .off
         for d in MonitorExport.localBeaconControlDiscovery(node: node, prefix: discoveryPrefix, announce: controls,
-                                                           beaconVersion: beaconVersion, frameIDs: beaconFrameIDs, board: board,
+                                                           beaconVersion: beaconVersion, shared: beaconShared, board: board,
                                                     beaconAddress: beaconAddress, version: version) {
             out += publish(d.topic, d.payload, force: force)
         }
@@ -275,7 +276,7 @@ public struct MonitorPublisher: Sendable {
     private mutating func firmwareDiscovery(force: Bool) -> [Action] {
         var out: [Action] = []
         for d in MonitorExport.firmwareDiscovery(firmware, prefix: discoveryPrefix, announce: healthAnnounced, beaconVersion: beaconVersion,
-                                                 frameIDs: beaconFrameIDs, board: board, beaconAddress: beaconAddress, version: version) {
+                                                 shared: beaconShared, board: board, beaconAddress: beaconAddress, version: version) {
             out += publish(d.topic, d.payload, force: force)
         }
         return out

@@ -76,13 +76,13 @@ extension MonitorExport {
     /// (command topic) only where it can work (`FirmwareUpdate.installAvailable`). `announce`
     /// false (no beacon daemon here): empty payloads, which remove them.
     public static func firmwareDiscovery(_ f: FirmwareUpdate, prefix: String, announce: Bool, beaconVersion: String? = nil,
-                                         frameIDs: [String] = [], board: DeviceBoard = DeviceBoard(), beaconAddress: String? = nil,
+                                         shared: SharedBeaconDevice = .none, board: DeviceBoard = DeviceBoard(), beaconAddress: String? = nil,
                                          version: String = "") -> [(topic: String, payload: String)] {
         let node = f.node
         let id = localBeaconID(node: node)
         let state = jsonString(FirmwareUpdate.stateTopic(node: node))
         let detail = jsonString(FirmwareUpdate.detailTopic(node: node))
-        let device = localBeaconDevice(node: node, version: beaconVersion, frameIDs: frameIDs, board: board, address: beaconAddress)
+        let device = localBeaconDevice(node: node, version: beaconVersion, shared: shared, board: board, address: beaconAddress)
         var update: [(String, String)] = [("device_class", "\"firmware\""), ("entity_category", "\"config\""),
                                           ("json_attributes_topic", detail)]
         if f.installAvailable {
