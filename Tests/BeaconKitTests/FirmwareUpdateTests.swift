@@ -23,13 +23,13 @@ final class FirmwareUpdateTests: XCTestCase {
 
     /// The release message with install true (and another version or URL).
     func fleetMessage(version: String = "1.3.0", url: String = "https://host/altbeacond-1.3.0.raucb") -> [UInt8] {
-        Array("{\"version\":\"\(version)\",\"url\":\"\(url)\",\"size\":123456,\"sha256\":\"\(FleetReleaseTests.sha)\",\"install\":true}".utf8)
+        Array("{\"version\":\"\(version)\",\"url\":\"\(url)\",\"install\":true}".utf8)
     }
 
     func testInstallFromHomeAssistantAsksForTheLatestRelease() {
         var f = card()
         XCTAssertTrue(f.installAvailable)
-        XCTAssertEqual(f.filters, [Self.releaseTopic, Self.install])
+        XCTAssertEqual(f.filters, [Self.releaseTopic, Self.releaseTopic + "/rolled-back/+", Self.install])
         let d = press(&f)
         XCTAssertEqual(d, .request(UpdateRequest(release: Self.release, origin: .homeAssistant, time: Self.now)))
         guard case .request(let r) = d else { return }
@@ -73,19 +73,21 @@ final class FirmwareUpdateTests: XCTestCase {
     func testWithControlOffNothingIsListenedToButTheRelease() {
         var f = card(.off)
         XCTAssertFalse(f.installAvailable)
-        XCTAssertEqual(f.filters, [Self.releaseTopic])
+        XCTAssertEqual(f.filters, [Self.releaseTopic, Self.releaseTopic + "/rolled-back/+"])
         XCTAssertFalse(f.handles(Self.install))
         XCTAssertEqual(press(&f), .ignore("altbeacond/pi/update/set: not an update topic"))
         XCTAssertEqual(f.received(topic: Self.releaseTopic, payload: fleetMessage(), retained: true, nowS: Self.now),
                        .refuse("the fleet's 1.3.0: [mqtt] control is off on this card"))
-        XCTAssertEqual(f.subscribe(packetID: 4), try MQTTSubscribe(packetID: 4, subscriptions: [MQTTSubscription(Self.releaseTopic, qos: .atLeastOnce)]))
+        XCTAssertEqual(f.subscribe(packetID: 4), try MQTTSubscribe(packetID: 4, subscriptions: [MQTTSubscription(Self.releaseTopic, qos: .atLeastOnce),
+                                                                                  MQTTSubscription(Self.releaseTopic + "/rolled-back/+", qos: .atLeastOnce)]),
+                       "the release and the fleet's rollback reports, whatever control says")
     }
 
     func testTheFleetInstallsWhereItMay() {
         var f = card(.fleet)
         let d = f.received(topic: Self.releaseTopic, payload: fleetMessage(), retained: true, nowS: Self.now)
         var fleetRelease = Self.release
-        fleetRelease.releaseURL = nil; fleetRelease.install = true
+        fleetRelease.releaseURL = nil; fleetRelease.install = true; fleetRelease.rollout = 100; fleetRelease.haltAfter = 1
         XCTAssertEqual(d, .request(UpdateRequest(release: fleetRelease, origin: .fleet, time: Self.now)))
         guard case .request(let r) = d else { return }
         f.requestWritten(r)
@@ -95,8 +97,7 @@ final class FirmwareUpdateTests: XCTestCase {
                        .ignore("1.3.0 was asked of the updater already; waiting for its outcome"))
         // Another URL for the same version is another request.
         XCTAssertEqual(f.received(topic: Self.releaseTopic, payload: fleetMessage(url: "https://mirror/a.raucb"), retained: false, nowS: Self.now + 200),
-                       .request(UpdateRequest(release: FleetRelease(version: "1.3.0", url: "https://mirror/a.raucb", size: 123_456,
-                                                                    sha256: FleetReleaseTests.sha, install: true), origin: .fleet, time: Self.now + 200)))
+                       .request(UpdateRequest(release: FleetRelease(version: "1.3.0", url: "https://mirror/a.raucb", install: true), origin: .fleet, time: Self.now + 200)))
         XCTAssertEqual(f.received(topic: Self.releaseTopic, payload: fleetMessage(version: "1.2.0"), retained: false, nowS: Self.now),
                        .nothing, "never the version installed")
     }
@@ -152,7 +153,7 @@ final class FirmwareUpdateTests: XCTestCase {
         f = card()
         f.reconfigure(node: "pi", releaseTopic: "altbeacond/fleet/release/canary", control: .beacon, authenticated: true)
         XCTAssertNil(f.release, "the canary topic's release is the one it brings")
-        XCTAssertEqual(f.filters, ["altbeacond/fleet/release/canary", Self.install])
+        XCTAssertEqual(f.filters, ["altbeacond/fleet/release/canary", "altbeacond/fleet/release/canary/rolled-back/+", Self.install])
         XCTAssertEqual(f.received(topic: "altbeacond/fleet/release/canary", payload: Array("x".utf8), retained: true, nowS: 0),
                        .ignore("altbeacond/fleet/release/canary: not a release: not a JSON object"))
         XCTAssertEqual(f.releaseProblem, "not a release: not a JSON object")

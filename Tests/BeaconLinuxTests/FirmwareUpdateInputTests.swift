@@ -75,7 +75,7 @@ final class FirmwareUpdateInputTests: XCTestCase {
         XCTAssertEqual(entries(dir + "/update"), ["request", "state"], "no temporary file left")
         let bytes = try readFile(paths.requestFile)
         XCTAssertEqual(String(decoding: bytes, as: UTF8.self),
-                       "version=1.3.0\nurl=https://host/altbeacond-1.3.0.raucb\nsize=123456\nsha256=\(Self.sha)\n"
+                       "version=1.3.0\nurl=https://host/altbeacond-1.3.0.raucb\n"
                        + "origin=mqtt:homeassistant\ntime=1764244001\n")
         XCTAssertEqual(lines.all.last, "altbeacond: notice: update: asked the updater for 1.3.0 from https://host/altbeacond-1.3.0.raucb "
                        + "(mqtt:homeassistant) in \(paths.requestFile)\n")

@@ -190,7 +190,8 @@ final class MonitorMQTTOutputTests: XCTestCase, MonitorStatusSource {
         }
         XCTAssertTrue(receive { $0.contains { if case .subscribe(let s) = $0 { s.packetID == 4 } else { false } } })
         for case .subscribe(let s) in packets where s.packetID == 4 {
-            XCTAssertEqual(s.subscriptions, [MQTTSubscription("altbeacond/fleet/release", qos: .atLeastOnce)], "control off: no Install topic")
+            XCTAssertEqual(s.subscriptions, [MQTTSubscription("altbeacond/fleet/release", qos: .atLeastOnce),
+                                             MQTTSubscription("altbeacond/fleet/release/rolled-back/+", qos: .atLeastOnce)], "control off: no Install topic")
         }
         XCTAssertTrue(receive { _ in update()?.hasPrefix("{\"installed_version\":\"1.2.0\",\"latest_version\":\"1.2.0\",") ?? false }, update() ?? "none")
         let release = MQTTPacket.publish(try MQTTPublish(topic: "altbeacond/fleet/release", payload: Array(("{\"version\":\"1.3.0\",\"url\":"

@@ -259,6 +259,8 @@ public struct MonitorPublisher: Sendable {
             out += firmwareDiscovery(force: false)
             out += publish(FirmwareUpdate.stateTopic(node: node), MonitorExport.firmwareJSON(firmware), force: force)
             out += publish(FirmwareUpdate.detailTopic(node: node), MonitorExport.firmwareDetailJSON(firmware), force: force)
+            // the fleet's brake (issue 49): this card's rollback, counted by every other card
+            if let r = firmware.rollbackReport { out += publish(r.topic, r.payload, force: force) }
         } else {
             // No beacon daemon here: nothing retained from one that ran before.
             out += publish(MonitorExport.healthTopic(node: node), "")

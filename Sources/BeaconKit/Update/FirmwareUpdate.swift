@@ -47,6 +47,11 @@ public struct FirmwareUpdate: Sendable {
     /// What was asked in this run, and the updater's outcome then: the same version and URL are
     /// asked again only once that outcome changed.
     private var asked: (version: String, url: String, outcomeKey: String)?
+    /// Issue 49: the fleet's reports of rollbacks (`FleetRollout`), by node.
+    public private(set) var rollbacks = RollbackReports()
+    /// Issue 49: downloads of the fleet's release that failed one after another (the updater's
+    /// outcomes, each counted once by its key), for the back-off before asking again.
+    private var downloadFailures: (count: Int, lastKey: String) = (0, "")
 
     public init(node: String, releaseTopic: String = FirmwareUpdate.defaultReleaseTopic, control: MQTTControl, authenticated: Bool,
                 monitorVersion: String) {
@@ -85,7 +90,7 @@ public struct FirmwareUpdate: Sendable {
     /// The release topic, always (the latest version is shown whatever the card can do); the
     /// command topic with `[mqtt] control` on.
     public var filters: [String] {
-        [releaseTopic] + (control != .off ? [Self.commandTopic(node: node)] : [])
+        [releaseTopic, FleetRollout.reportFilter(releaseTopic: releaseTopic)] + (control != .off ? [Self.commandTopic(node: node)] : [])
     }
 
     /// QoS 1: the broker's retained release and an Install are not lost to a dropped packet.
@@ -93,11 +98,24 @@ public struct FirmwareUpdate: Sendable {
         try? MQTTSubscribe(packetID: packetID, subscriptions: filters.map { MQTTSubscription($0, qos: .atLeastOnce) })
     }
 
-    public func handles(_ topic: String) -> Bool { filters.contains(topic) }
+    public func handles(_ topic: String) -> Bool {
+        filters.contains(topic) || FleetRollout.reportNode(topic: topic, releaseTopic: releaseTopic) != nil
+    }
+
+    /// `<release_topic>/rolled-back/<node>`, this card's report while its updater says it rolled
+    /// the fleet's version back, retained; nil otherwise (nothing published).
+    public var rollbackReport: (topic: String, payload: String)? {
+        guard let s = updater, s.outcome == .rolledBack, let v = s.outcomeVersion, FleetRelease.isVersion(v) else { return nil }
+        return (FleetRollout.reportTopic(releaseTopic: releaseTopic, node: node), FleetRollout.report(version: v, time: s.time ?? 0))
+    }
 
     /// A message on one of `filters`.
     public mutating func received(topic: String, payload: [UInt8], retained: Bool, nowS: Int64) -> Decision {
         if topic == releaseTopic { return releaseReceived(payload, nowS: nowS) }
+        if let reporter = FleetRollout.reportNode(topic: topic, releaseTopic: releaseTopic) {
+            rollbacks.received(node: reporter, payload: payload)
+            return .nothing
+        }
         guard control != .off, topic == Self.commandTopic(node: node) else { return .ignore("\(topic): not an update topic") }
         // A retained Install would install again at every connection.
         if retained { return .ignore("\(topic): a retained Install (pressed once, not at every connection)") }
@@ -112,6 +130,26 @@ public struct FirmwareUpdate: Sendable {
     public mutating func updaterChanged(nowS: Int64) -> Decision {
         guard release?.install == true else { return .nothing }
         return decide(.fleet, nowS: nowS)
+    }
+
+    /// Called at each refresh: the fleet's release asked again once the back-off after a failed
+    /// download is over.
+    public mutating func retryDue(nowS: Int64) -> Decision {
+        guard let r = release, r.install, let s = updater, s.outcome == .downloadFailed, s.outcomeVersion == r.version,
+              nowS >= (s.time ?? 0) + retryDelayS() else { return .nothing }
+        return decide(.fleet, nowS: nowS)
+    }
+
+    /// The wait after the n-th failed download in a row: 5 minutes, doubling, at most 6 hours.
+    public static func retryDelayS(failures n: Int) -> Int64 { min(300 << Int64(min(max(n - 1, 0), 10)), 6 * 3600) }
+
+    private mutating func retryDelayS() -> Int64 {
+        if let s = updater, s.outcome == .downloadFailed, s.outcomeKey != downloadFailures.lastKey {
+            downloadFailures = (downloadFailures.count + 1, s.outcomeKey)
+        } else if let s = updater, s.outcome != .downloadFailed, s.outcome != nil, s.outcome != UpdaterState.Outcome.none {
+            downloadFailures = (0, "")
+        }
+        return Self.retryDelayS(failures: downloadFailures.count)
     }
 
     private mutating func releaseReceived(_ payload: [UInt8], nowS: Int64) -> Decision {
@@ -150,6 +188,20 @@ public struct FirmwareUpdate: Sendable {
             return refuse("no release is known: nothing valid on \(releaseTopic)" + (releaseProblem.map { " (\($0))" } ?? ""), nowS: nowS)
         }
         guard r.version != installedVersion else { return refuse("\(r.version) is installed already", nowS: nowS) }
+        // Issue 49: a validly signed older release (a replay of one with a known hole) is not an
+        // update; the owner says so in the message for a deliberate downgrade. Root checks the
+        // bundle's own version again.
+        if ReleaseVersion.isOlder(r.version, than: installedVersion) && !r.downgrade {
+            return refuse("\(r.version) is older than the installed \(installedVersion): a downgrade needs \"downgrade\": true "
+                          + "in the release message", nowS: nowS)
+        }
+        if fleet {
+            if let why = rollbacks.halted(r) { return refuse(why, nowS: nowS) }
+            guard FleetRollout.inWave(node: node, release: r) else {
+                return .ignore("\(r.version): rolled out to \(r.rollout) % of the fleet; this card's wave "
+                               + "(\(FleetRollout.bucket(node: node, version: r.version))) waits for a wider rollout")
+            }
+        }
         // The fleet's release waits for the updater to be idle again (its state file's next change
         // decides again), said nowhere: it may well be this very release being installed.
         guard state.isIdle else {
@@ -160,6 +212,11 @@ public struct FirmwareUpdate: Sendable {
         if fleet, state.outcomeVersion == r.version, let o = state.outcome, o == .refused || o == .rolledBack || o == .failed {
             return refuse("\(which): \(o == .rolledBack ? "rolled back" : o.rawValue) on this card before; Install in Home Assistant "
                           + "tries it again", nowS: nowS)
+        }
+        // A failed download is not a refusal (issue 49): asked again after a back-off.
+        if fleet, state.outcome == .downloadFailed, state.outcomeVersion == r.version {
+            let due = (state.time ?? 0) + retryDelayS()
+            if nowS < due { return .ignore("\(r.version): the download failed; asked again in \(due - nowS) s") }
         }
         if let a = asked, a.version == r.version, a.url == r.url, a.outcomeKey == state.outcomeKey {
             return .ignore("\(r.version) was asked of the updater already; waiting for its outcome")

@@ -22,6 +22,13 @@ extension MonitorExport {
             if f.release == nil {
                 parts.append("No release known on \(f.releaseTopic)" + (f.releaseProblem.map { " (\($0))" } ?? ""))
             }
+            if let r = f.release, r.install, f.control == .fleet, r.version != f.installedVersion {
+                if f.rollbacks.halted(r) != nil {
+                    parts.append("Rollout stopped: rolled back on \(f.rollbacks.count(r.version)) cards (halt_after \(r.haltAfter))")
+                } else if !FleetRollout.inWave(node: f.node, release: r) {
+                    parts.append("Rollout at \(r.rollout) %: this card waits for a wider one")
+                }
+            }
         }
         if let o = f.outcomeText { parts.append("Last: " + o) }
         return String(parts.joined(separator: ". ").prefix(255))

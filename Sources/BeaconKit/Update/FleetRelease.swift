@@ -1,58 +1,82 @@
 // Issue 39: the release an owner offers a fleet, one retained JSON message on one topic
 // (`[mqtt] release_topic`, default `altbeacond/fleet/release`; a canary topic stages it):
 //
-//     {"version":"1.3.0","url":"https://host/altbeacond-1.3.0.raucb","size":123456,
-//      "sha256":"<64 lower-case hex>","release_url":"https://host/notes","install":false}
+//     {"version":"1.3.0","url":"https://host/altbeacond-1.3.0.raucb",
+//      "release_url":"https://host/notes","install":false,
+//      "rollout":25,"halt_after":1,"downgrade":false}
 //
 // and the request the monitor hands the root-side updater for it. Every value that reaches the
-// request file is checked here: it is read by root.
+// request file is checked here: it is read by root. Issue 49: `size` and `sha256` are gone (an
+// earlier format's are ignored): RAUC checks the bundle's signature and every block it reads
+// against the signed manifest, and a whole-file hash could only be checked after downloading
+// the whole bundle, which streaming avoids; the updater bounds the size by the signed manifest.
 
 /// A release as the fleet topic offers it.
 public struct FleetRelease: Equatable, Sendable {
     public var version: String
     /// The RAUC bundle: http:// or https:// only.
     public var url: String
-    /// Bytes, 1 to `maximumSize`.
-    public var size: Int64
-    /// 64 lower-case hex digits.
-    public var sha256: String
     /// The release notes, for Home Assistant's link; nil when absent.
     public var releaseURL: String?
     /// Every card on the topic that can install does so on its own (one message updates a fleet).
     public var install: Bool
+    /// Issue 49: the share of the fleet's cards that install it on their own, 1-100 (each card's
+    /// wave from its own identity: `FleetRollout.bucket`); 100 when absent.
+    public var rollout: Int
+    /// Issue 49: the cards that rolled it back (their reports on the release topic) after which
+    /// no other card installs it on its own; 1 when absent.
+    public var haltAfter: Int
+    /// Issue 49: the owner says an older version than a card's may replace it (a card refuses
+    /// a downgrade otherwise: a replayed release with a known hole is still validly signed).
+    public var downgrade: Bool
 
-    /// 2 GiB: far above any image this project makes (about 150 MB).
-    public static let maximumSize: Int64 = 2 << 30
     /// A larger message is ignored unread.
     public static let maximumPayload = 4096
     public static let maximumURL = 2048
     public static let maximumVersion = 64
 
-    public init(version: String, url: String, size: Int64, sha256: String, releaseURL: String? = nil, install: Bool = false) {
-        self.version = version; self.url = url; self.size = size; self.sha256 = sha256; self.releaseURL = releaseURL; self.install = install
+    public init(version: String, url: String, releaseURL: String? = nil, install: Bool = false, rollout: Int = 100,
+                haltAfter: Int = 1, downgrade: Bool = false) {
+        self.version = version; self.url = url; self.releaseURL = releaseURL; self.install = install
+        self.rollout = rollout; self.haltAfter = haltAfter; self.downgrade = downgrade
     }
 
-    /// The message's release, or why it is none. Unknown members are ignored (a later format may add some).
+    /// The message's release, or why it is none. Unknown members are ignored (a later format
+    /// may add some; an earlier one's `size` and `sha256`).
     public static func parse(_ payload: [UInt8]) -> Result<FleetRelease, FleetReleaseError> {
         guard payload.count <= maximumPayload else { return .failure(.invalid("more than \(maximumPayload) bytes")) }
         guard let json = JSONValue.parse(payload), case .object = json else { return .failure(.invalid("not a JSON object")) }
         guard let version = json["version"]?.string else { return .failure(.invalid("no \"version\" string")) }
         guard let url = json["url"]?.string else { return .failure(.invalid("no \"url\" string")) }
-        guard let size = json["size"]?.integer else { return .failure(.invalid("no \"size\" (a whole number of bytes)")) }
-        guard let sha256 = json["sha256"]?.string else { return .failure(.invalid("no \"sha256\" string")) }
         var releaseURL: String?
         switch json["release_url"] {
         case nil, .null?: break
         case .string(let s)?: releaseURL = s
         default: return .failure(.invalid("\"release_url\" is not a string"))
         }
-        var install = false
-        switch json["install"] {
-        case nil, .null?: break
-        case .bool(let b)?: install = b
-        default: return .failure(.invalid("\"install\" is not true or false"))
+        func flag(_ key: String) -> Result<Bool, FleetReleaseError> {
+            switch json[key] {
+            case nil, .null?: return .success(false)
+            case .bool(let b)?: return .success(b)
+            default: return .failure(.invalid("\"\(key)\" is not true or false"))
+            }
         }
-        let r = FleetRelease(version: version, url: url, size: size, sha256: sha256, releaseURL: releaseURL, install: install)
+        func count(_ key: String, _ range: ClosedRange<Int64>, absent: Int) -> Result<Int, FleetReleaseError> {
+            switch json[key] {
+            case nil, .null?: return .success(absent)
+            case let v?:
+                guard let n = v.integer, range.contains(n) else {
+                    return .failure(.invalid("\"\(key)\" must be a whole number from \(range.lowerBound) to \(range.upperBound)"))
+                }
+                return .success(Int(n))
+            }
+        }
+        let install = flag("install"), downgrade = flag("downgrade")
+        let rollout = count("rollout", 1...100, absent: 100), haltAfter = count("halt_after", 1...100_000, absent: 1)
+        for case .failure(let e) in [install.map { _ in 0 }, downgrade.map { _ in 0 }, rollout, haltAfter] { return .failure(e) }
+        let r = FleetRelease(version: version, url: url, releaseURL: releaseURL, install: (try? install.get()) ?? false,
+                             rollout: (try? rollout.get()) ?? 100, haltAfter: (try? haltAfter.get()) ?? 1,
+                             downgrade: (try? downgrade.get()) ?? false)
         if let why = r.problem { return .failure(.invalid(why)) }
         return .success(r)
     }
@@ -63,8 +87,6 @@ public struct FleetRelease: Equatable, Sendable {
             return "\"version\" must be 1 to \(Self.maximumVersion) of 0-9 A-Z a-z . + ~ -"
         }
         if !Self.isFetchURL(url) { return "\"url\" must be an http:// or https:// URL without spaces, quotes or backslashes" }
-        if !(1...Self.maximumSize).contains(size) { return "\"size\" must be 1 to \(Self.maximumSize) bytes" }
-        if !Self.isSHA256(sha256) { return "\"sha256\" must be 64 lower-case hex digits" }
         if let r = releaseURL, !Self.isFetchURL(r) {
             return "\"release_url\" must be an http:// or https:// URL without spaces, quotes or backslashes"
         }
@@ -89,11 +111,6 @@ public struct FleetRelease: Equatable, Sendable {
             return !rest.isEmpty && rest.first != UInt8(ascii: "/")
         }
         return false
-    }
-
-    /// 64 of 0-9 a-f.
-    public static func isSHA256(_ s: String) -> Bool {
-        s.utf8.count == 64 && s.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }
     }
 
     /// A value a request line may carry: printable ASCII, no space, quote or backslash (root
@@ -130,8 +147,10 @@ public struct UpdateRequest: Equatable, Sendable {
     /// The file's bytes; nil when a value could not be written safely (`FleetRelease.problem`).
     public var encoded: [UInt8]? {
         guard release.problem == nil else { return nil }
-        let lines = ["version=\(release.version)", "url=\(release.url)", "size=\(release.size)", "sha256=\(release.sha256)",
-                     "origin=\(origin.rawValue)", "time=\(time)"]
+        // `downgrade=yes`: the owner's word from the release message, re-checked by root against
+        // the bundle's own version (the updater never takes a version from this file on trust).
+        let lines = ["version=\(release.version)", "url=\(release.url)", "origin=\(origin.rawValue)", "time=\(time)"]
+            + (release.downgrade ? ["downgrade=yes"] : [])
         return Array((lines.joined(separator: "\n") + "\n").utf8)
     }
 }

@@ -7,7 +7,7 @@
 //     slot=A                       A|B
 //     phase=idle                   idle|downloading|installing|rebooting|trial
 //     progress=42                  0-100, only while installing (may be absent)
-//     outcome=installed            none|installed|refused|rolled-back|failed
+//     outcome=installed            none|installed|refused|rolled-back|failed|download-failed
 //     outcome_version=1.3.0        what the outcome is about (may be absent)
 //     message=free text            why (RAUC's refusal, "its beacon was not on air within 600 s")
 //     time=1764244000              unix seconds of the outcome
@@ -44,6 +44,9 @@ public struct UpdaterState: Equatable, Sendable {
         case none, installed, refused
         case rolledBack = "rolled-back"
         case failed
+        /// Issue 49: the bundle could not be fetched (the network, the server), after the
+        /// updater's own tries: not a refusal; the fleet's release is asked again later.
+        case downloadFailed = "download-failed"
     }
 
     /// A larger file is not the updater's: read as empty.
@@ -109,6 +112,7 @@ public struct UpdaterState: Equatable, Sendable {
         case .refused: return "refused" + v + why
         case .rolledBack: return "rolled back" + (outcomeVersion.map { " from " + $0 } ?? "") + why
         case .failed: return "failed" + v + why
+        case .downloadFailed: return "could not download" + v + why
         }
     }
 

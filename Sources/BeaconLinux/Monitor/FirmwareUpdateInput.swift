@@ -66,6 +66,8 @@ public final class FirmwareUpdateInput {
             // the updater's directory came after the session: the gate is told now
             if let up = connected { connection(up: up) }
         }
+        // a failed download's back-off over: the fleet's release asked again (issue 49)
+        handle(model.retryDue(nowS: nowS))
         return model
     }
 
