@@ -122,6 +122,13 @@ final class FleetRolloutTests: XCTestCase {
         XCTAssertEqual(FirmwareUpdate.retryDelayS(failures: 1), 300)
         XCTAssertEqual(FirmwareUpdate.retryDelayS(failures: 2), 600)
         XCTAssertEqual(FirmwareUpdate.retryDelayS(failures: 8), 6 * 3600, "at most 6 hours")
+        // an install a power cut interrupted: asked again at once (the outcome is new), not before
+        var cut = fleetCard(state: UpdaterState(installedVersion: "1.2.0", slot: "A", phaseWord: "idle", outcome: .interrupted,
+                                                outcomeVersion: "1.3.0", message: "the install into slot B did not finish", time: Self.now))
+        XCTAssertEqual(cut.updater?.outcomeText, "install interrupted 1.3.0: the install into slot B did not finish")
+        guard case .request = cut.received(topic: Self.topic, payload: release(""), retained: true, nowS: Self.now + 1) else {
+            return XCTFail("an interrupted install is asked again")
+        }
         // a refusal is still for this version for ever (the fleet's words), a failed download is not
         var refused = fleetCard(state: UpdaterState(installedVersion: "1.2.0", slot: "A", phaseWord: "idle", outcome: .refused,
                                                     outcomeVersion: "1.3.0", time: Self.now))

@@ -79,6 +79,8 @@ mk_bundles() {
   "$repo/deploy/make-update-key" "$w/bundles/other-key" >/dev/null 2>&1
   mk_bundle other-key "$w/bundles/small.ext4" altbeacon-rpi-arm64 other-key "$w/bundles/other-key"
   mk_bundle other-compatible "$w/bundles/small.ext4" some-other-product other-compatible "$keys"
+  # issue 49: validly signed, for this product, and older than what runs (a replay)
+  mk_bundle older "$w/bundles/small.ext4" altbeacon-rpi-arm64 0.0.0~old "$keys"
   head -c $(( $(stat -c %s "$w/bundles/good.raucb") / 2 )) "$w/bundles/good.raucb" >"$w/bundles/truncated.raucb"
   rm -f "$w/bundles/"*.ext4
   rm -rf "$w/bundles/other-key"
@@ -86,9 +88,7 @@ mk_bundles() {
 }
 # release NAME VERSION: the fleet's release message for bundle NAME (install: true)
 release() {
-  local f=$w/bundles/$1.raucb
-  printf '{"version":"%s","url":"http://10.0.2.2:%s/%s.raucb","size":%s,"sha256":"%s","install":true}' \
-    "$2" "$bport" "$1" "$(stat -c %s "$f")" "$(sha256sum "$f" | cut -c1-64)"
+  printf '{"version":"%s","url":"http://10.0.2.2:%s/%s.raucb","install":true,"rollout":100,"halt_after":1}' "$2" "$bport" "$1"
 }
 # publish_on MARK PAYLOAD: in the background, publishes PAYLOAD retained on the fleet topic once
 # the console of the boot now running ($w/$boot_name.log) shows MARK
@@ -143,6 +143,10 @@ update_a_checks() {
   expect "$g" refused_other-key 'outcome=refused outcome_version=other-key message=RAUC: .*(signature|verif|certificate)' "a bundle signed with another key refused, said"
   expect "$g" refused_other-compatible 'outcome=refused outcome_version=other-compatible message=RAUC: .*ompatible' "a bundle for another product (compatible) refused, said"
   expect "$g" refused_truncated 'outcome=refused outcome_version=truncated message=RAUC: ' "a truncated bundle refused, said"
+  expect "$g" refused_older 'outcome=refused outcome_version=0\.0\.0~old message=0\.0\.0~old is older than the installed ' "an older bundle signed with the fleet's key (a replay) refused by its own version (issue 49)"
+  expect "$g" download_failed 'outcome=download-failed outcome_version=9\.9\.9 message=could not fetch http://10\.0\.2\.2:1/gone\.raucb after 4 tries: ' "a download that cannot reach its server: tried 4 times with a back-off, said as a failed download, not a refusal (issue 49)"
+  if [ "$(grep -ac 'of 9\.9\.9 failed (.*): trying again in' "$w/$g.log")" -ge 3 ]; then ok "$g: each failed try said with its wait: $(grep -ao 'trying again in [0-9]* s' "$w/$g.log" | tr '\n' ' ')"
+  else bad "$g: the download's retries not said on the console"; fi
   expect "$g" bootstate_after_refusals 'BOOT_ORDER=A B( |$)' "the refusals left the boot order as it was"
   expect "$g" monitorfile 'connected=1' "the monitor told the gate it reached the broker"
   if grep -aqF "asked the updater for $good_version" "$w/$g.log" || grep -aqF "installing $good_version from http" "$w/$g.log"; then
@@ -184,6 +188,10 @@ boot_update() {
   expect update-cut slot '^B ' "after a power cut in the middle of an install: slot B"
   expect update-cut bootstate 'BOOT_A_LEFT=0' "slot A (half written) left bad"
   expect update-cut heard '^[1-9]' "on air after the cut"
+  # issue 49: the trial was put before RAUC wrote a byte, so the gate knows an install was cut
+  if grep -aq "the install of $nobeacon_re into slot A did not finish" "$w/update-cut.log"; then
+    ok "update-cut: the gate read the trial of a slot never made primary as an install that did not finish (not a rollback)"
+  else bad "update-cut: the gate did not say the cut install was interrupted"; fi
   expect update-cut failed '^ *$' "no failed units after the cut"
   if fat_has altbeacon-update.raucb.applied && ! fat_has altbeacon-update.raucb; then
     ok "update-cut: a bundle of the running version on the boot partition set aside as altbeacon-update.raucb.applied, not installed again"

@@ -213,7 +213,8 @@ public struct FirmwareUpdate: Sendable {
             return refuse("\(which): \(o == .rolledBack ? "rolled back" : o.rawValue) on this card before; Install in Home Assistant "
                           + "tries it again", nowS: nowS)
         }
-        // A failed download is not a refusal (issue 49): asked again after a back-off.
+        // A failed download is not a refusal (issue 49): asked again after a back-off. An
+        // interrupted install (a power cut) is asked again at once, once per interruption.
         if fleet, state.outcome == .downloadFailed, state.outcomeVersion == r.version {
             let due = (state.time ?? 0) + retryDelayS()
             if nowS < due { return .ignore("\(r.version): the download failed; asked again in \(due - nowS) s") }

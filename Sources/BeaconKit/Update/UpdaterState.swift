@@ -7,7 +7,7 @@
 //     slot=A                       A|B
 //     phase=idle                   idle|downloading|installing|rebooting|trial
 //     progress=42                  0-100, only while installing (may be absent)
-//     outcome=installed            none|installed|refused|rolled-back|failed|download-failed
+//     outcome=installed            none|installed|refused|rolled-back|failed|download-failed|interrupted
 //     outcome_version=1.3.0        what the outcome is about (may be absent)
 //     message=free text            why (RAUC's refusal, "its beacon was not on air within 600 s")
 //     time=1764244000              unix seconds of the outcome
@@ -47,6 +47,9 @@ public struct UpdaterState: Equatable, Sendable {
         /// Issue 49: the bundle could not be fetched (the network, the server), after the
         /// updater's own tries: not a refusal; the fleet's release is asked again later.
         case downloadFailed = "download-failed"
+        /// Issue 49: the install did not finish (a power cut before the new slot was made
+        /// primary): not the release's fault; the fleet's release is asked again at once.
+        case interrupted
     }
 
     /// A larger file is not the updater's: read as empty.
@@ -113,6 +116,7 @@ public struct UpdaterState: Equatable, Sendable {
         case .rolledBack: return "rolled back" + (outcomeVersion.map { " from " + $0 } ?? "") + why
         case .failed: return "failed" + v + why
         case .downloadFailed: return "could not download" + v + why
+        case .interrupted: return "install interrupted" + v + why
         }
     }
 

@@ -18,6 +18,55 @@ booted_slot() { # A or B from the kernel command line (rauc.slot=, the boot scri
   tr ' ' '\n' <"${ALTBEACON_CMDLINE:-/proc/cmdline}" | sed -n 's/^rauc\.slot=\([AB]\)$/\1/p' | tail -1
 }
 image_version() { head -n1 "$ALTBEACON_IMAGE_VERSION_FILE" 2>/dev/null | tr -cd '0-9A-Za-z.+~-' || true; }
+# write_atomic PATH MODE: stdin into PATH, whole or not at all (issue 49: the scripts' one way to
+# write a file): a temporary file beside it, flushed to the device (fsync), its mode set (never
+# the umask's), renamed over PATH, the directory flushed so the rename survives a power cut too.
+# Fails (1) leaving PATH as it was.
+write_atomic() {
+  wa_tmp=$(dirname "$1")/.$(basename "$1").$$
+  if cat >"$wa_tmp" && chmod "$2" "$wa_tmp" && sync "$wa_tmp" && mv -f "$wa_tmp" "$1"; then
+    sync "$(dirname "$1")" 2>/dev/null || true
+    return 0
+  fi
+  rm -f "$wa_tmp"; return 1
+}
+# monitor_control: this card's own [mqtt] control (off, beacon or fleet) as the installed
+# altbeacond reads monitor.toml: root's own reading, never the monitor's word (issue 49)
+monitor_control() {
+  c=$(altbeacond monitor --check --config "${ALTBEACON_ETC:-/etc/altbeacond}/monitor.toml" 2>/dev/null \
+    | sed -n 's/^  control: \([a-z]*\).*/\1/p' | head -n1)
+  echo "${c:-off}"
+}
+# is_download_failure RAUC_ERROR: the network or the server, not the bundle (tried again later;
+# a refusal is for ever)
+is_download_failure() {
+  case "$1" in
+    *"Couldn't connect"*|*"Could not connect"*|*"Could not resolve"*|*"Couldn't resolve"*|*"imeout"*|*"timed out"*|\
+    *"onnection refused"*|*"onnection reset"*|*"Network is unreachable"*|*"No route to host"*|*"transfer closed"*|\
+    *"Recv failure"*|*"Send failure"*|*"HTTP error"*|*"HTTP status"*|*"returned error: 5"*|*"Failed to download"*|\
+    *"failed to download"*|*"Partial file"*|*"Failure when receiving"*) return 0 ;;
+  esac
+  return 1
+}
+# target_slot: the slot RAUC writes (RAUC_TARGET_SLOTS, RAUC_SLOT_BOOTNAME_<n>), in its handlers
+target_slot() {
+  ts=""
+  for n in ${RAUC_TARGET_SLOTS:-}; do
+    eval "b=\${RAUC_SLOT_BOOTNAME_$n:-}"
+    [ -z "$b" ] || ts=$b
+  done
+  echo "$ts"
+}
+# put_on_trial: ALTBEACON_TRIAL for the slot RAUC writes, with the bundle's version
+# (RAUC_BUNDLE_MOUNT_POINT) and whether this card is on air now (its bar); fails (1) when RAUC
+# named no target slot
+put_on_trial() {
+  slot=$(target_slot)
+  [ -n "$slot" ] || return 1
+  version=$(sed -n 's/^version=//p' "${RAUC_BUNDLE_MOUNT_POINT:-/nonexistent}/manifest.raucm" 2>/dev/null | head -n1 | tr -cd '0-9A-Za-z.+~-')
+  if altbeacond health >/dev/null 2>&1 || [ $? -le 1 ]; then prior=on-air; else prior=off-air; fi
+  env_set ALTBEACON_TRIAL "$slot ${version:-unknown} $prior"
+}
 # one line, no characters that would break a key=value file or the boot state
 one_line() { printf '%s' "$*" | tr '\n\r\t' '   ' | tr -cd '[:print:]' | cut -c1-300; }
 
@@ -39,14 +88,13 @@ rauc_refusal() {
   printf 'RAUC: %s%s' "$(one_line "${1:-cannot read it}")" "${hint:+ ($hint)}"
 }
 
-# write_progress PERCENT: the state file write_state last wrote, its progress line changed; shell
-# builtins but for chmod and mv (one call per step of RAUC's, so it keeps up with RAUC even where a
-# fork is slow: write_state's reads of the boot state took 2 s a line under emulation)
+# write_progress PERCENT: the state file write_state last wrote, its progress line changed; no read
+# of the boot state (one call per step of RAUC's, so it keeps up with RAUC even where a fork is
+# slow: write_state's reads of the boot state took 2 s a line under emulation)
 write_progress() {
-  tmp=$ALTBEACON_UPDATE_DIR/.state.$$
   while IFS= read -r l; do
     case "$l" in progress=*) echo "progress=$1" ;; *) echo "$l" ;; esac
-  done <"$ALTBEACON_UPDATE_DIR/state" >"$tmp" && chmod 0644 "$tmp" && mv -f "$tmp" "$ALTBEACON_UPDATE_DIR/state"
+  done <"$ALTBEACON_UPDATE_DIR/state" | write_atomic "$ALTBEACON_UPDATE_DIR/state" 0644
 }
 # write_state PHASE [PROGRESS]: the state file from the boot state and this run's last outcome
 # ($last_kind, $last_version, $last_time, $last_message: a refusal lives only until reboot)
@@ -67,7 +115,6 @@ write_state() {
     kind=$last_kind over=$last_version otime=$last_time msg=$last_message
   fi
   mkdir -p "$ALTBEACON_UPDATE_DIR"
-  tmp=$ALTBEACON_UPDATE_DIR/.state.$$
   {
     echo "installed_version=$(image_version)"
     echo "slot=$(booted_slot)"
@@ -77,5 +124,5 @@ write_state() {
     [ -z "$over" ] || echo "outcome_version=$over"
     [ -z "$msg" ] || echo "message=$(one_line "$msg")"
     [ -z "$otime" ] || echo "time=$otime"
-  } >"$tmp" && chmod 0644 "$tmp" && mv -f "$tmp" "$ALTBEACON_UPDATE_DIR/state"
+  } | write_atomic "$ALTBEACON_UPDATE_DIR/state" 0644
 }
