@@ -1,5 +1,6 @@
 # Shared by the image's scripts that read what a PC wrote on the boot partition (FAT) or write
 # there (docs/image.md); sourced, POSIX sh.
+. "${ALTBEACON_LIB:-/usr/lib/altbeacon-image}/write-atomic.sh"
 
 # strip_bom_cr FILE: FILE on stdout without a UTF-8 byte-order mark and without CRs (Windows
 # editors write both: the mark would stick to the first word, a CR to the end of every line)

@@ -4,6 +4,7 @@
 # post-install handler, cleared by the gate) and ALTBEACON_OUTCOME="<kind> <version> <unix time>
 # <message>" (installed, failing, rolled-back: what Home Assistant shows after a reboot).
 # /run/altbeacon-update/state: what the monitor publishes (key=value lines, written atomically).
+. "${ALTBEACON_LIB:-/usr/lib/altbeacon-image}/write-atomic.sh"
 ALTBEACON_UPDATE_DIR=${ALTBEACON_UPDATE_DIR:-/run/altbeacon-update}
 ALTBEACON_IMAGE_VERSION_FILE=${ALTBEACON_IMAGE_VERSION_FILE:-/usr/lib/altbeacon-image/version}
 
@@ -18,18 +19,6 @@ booted_slot() { # A or B from the kernel command line (rauc.slot=, the boot scri
   tr ' ' '\n' <"${ALTBEACON_CMDLINE:-/proc/cmdline}" | sed -n 's/^rauc\.slot=\([AB]\)$/\1/p' | tail -1
 }
 image_version() { head -n1 "$ALTBEACON_IMAGE_VERSION_FILE" 2>/dev/null | tr -cd '0-9A-Za-z.+~-' || true; }
-# write_atomic PATH MODE: stdin into PATH, whole or not at all (issue 49: the scripts' one way to
-# write a file): a temporary file beside it, flushed to the device (fsync), its mode set (never
-# the umask's), renamed over PATH, the directory flushed so the rename survives a power cut too.
-# Fails (1) leaving PATH as it was.
-write_atomic() {
-  wa_tmp=$(dirname "$1")/.$(basename "$1").$$
-  if cat >"$wa_tmp" && chmod "$2" "$wa_tmp" && sync "$wa_tmp" && mv -f "$wa_tmp" "$1"; then
-    sync "$(dirname "$1")" 2>/dev/null || true
-    return 0
-  fi
-  rm -f "$wa_tmp"; return 1
-}
 # monitor_control: this card's own [mqtt] control (off, beacon or fleet) as the installed
 # altbeacond reads monitor.toml: root's own reading, never the monitor's word (issue 49)
 monitor_control() {
