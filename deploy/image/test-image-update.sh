@@ -247,4 +247,42 @@ boot_update() {
   else bad "update: the state partition changed: $(tr '\n' ' ' <"$w/state.diff" | cut -c1-1500)"; fi
   fsck_partition 3 "update: the state partition"
   fsck_partition 6 "update: slot B"
+  boot_torn
+}
+
+# boot_torn (issue 49): the boot state survives a write torn by a power cut, Linux's (the gate's,
+# RAUC's: fw_setenv) and the boot script's own. The card runs slot B after the rollback; each
+# tear corrupts the newest of the two copies (bootstate.py) as a write cut half-way would.
+boot_torn() {
+  local off before torn after other
+  off=$(( $(sed -n "s/^[^ ]*2 : start= *\([0-9]*\),.*/\1/p" "$w/sfdisk.txt") * 512 ))
+  python3 "$here/bootstate.py" show "$img" "$off" >"$w/bootstate-end.txt" 2>&1
+  if grep -q '^copy 0 valid' "$w/bootstate-end.txt" && grep -q '^copy 1 valid' "$w/bootstate-end.txt"; then
+    ok "torn: two copies of the boot state, both whole, written in turn ($(tr '\n' ' ' <"$w/bootstate-end.txt" | sed 's/ALTBEACON_OUTCOME=[^B]*//g' | cut -c1-300))"
+  else bad "torn: not two whole copies: $(tr '\n' ' ' <"$w/bootstate-end.txt" | cut -c1-400)"; fi
+  # Linux's last write (the gate's mark-good) torn
+  torn=$(python3 "$here/bootstate.py" tear "$img" "$off" current) other=$((1 - torn))
+  boot_name=tear-linux
+  boot tear-linux virt tear
+  expect tear-linux slot '^B ' "Linux's last boot-state write torn (copy $torn): still slot B"
+  if grep -aq "altbeacon: boot state read (copy $other of 2" "$w/tear-linux.log"; then
+    ok "tear-linux: the boot script read the copy before it (copy $other), not 'a new card'"
+  else bad "tear-linux: the boot script did not read copy $other: $(grep -ao 'altbeacon: [a-z ]*boot state[^\r]*' "$w/tear-linux.log" | head -1)"; fi
+  expect tear-linux bootstate 'BOOT_ORDER=B' "Linux reads the boot state (fw_printenv, two copies): B first"
+  # the boot script's own write torn: the card stopped as soon as U-Boot wrote, that copy torn
+  python3 "$here/bootstate.py" show "$img" "$off" >"$w/bootstate-before-uboot.txt"
+  before=$(sed -n 's/^current //p' "$w/bootstate-before-uboot.txt")
+  stop_on='altbeacon: slot' boot tear-uboot-write virt tear
+  python3 "$here/bootstate.py" show "$img" "$off" >"$w/bootstate-after-uboot.txt"
+  after=$(sed -n 's/^current //p' "$w/bootstate-after-uboot.txt")
+  if [ -n "$before" ] && [ "$after" = $((1 - before)) ]; then
+    ok "tear-uboot-write: the boot script wrote the other copy (copy $after), its flag one more: $(grep "^copy $after" "$w/bootstate-after-uboot.txt" | cut -d' ' -f1-5)"
+  else bad "tear-uboot-write: the boot script's write went to copy ${after:-none} (the current was ${before:-none})"; fi
+  torn=$(python3 "$here/bootstate.py" tear "$img" "$off" current) other=$((1 - torn))
+  boot_name=tear-uboot
+  boot tear-uboot virt tear
+  expect tear-uboot slot '^B ' "the boot script's own write torn (copy $torn): still slot B"
+  if grep -aq "altbeacon: boot state read (copy $other of 2" "$w/tear-uboot.log"; then
+    ok "tear-uboot: the boot script read the copy before its torn write (copy $other)"
+  else bad "tear-uboot: the boot script did not read copy $other: $(grep -ao 'altbeacon: [a-z ]*boot state[^\r]*' "$w/tear-uboot.log" | head -1)"; fi
 }
