@@ -1,17 +1,6 @@
 // The frames (SPEC §2, §3), read by each frame type from its table (`ConfigurableFrame`), and
 // `[gatt_identity]`, which is no frame but is read here beside them.
 
-/// What a frame type's config reader may take from the rest of the config: the `[beacon]`
-/// identity (every frame's defaults) and the frames read before it (Overflow's numbers default to
-/// the iBeacon frame's).
-struct FrameConfigContext {
-    let beacon: BeaconIdentity
-    /// Every frame read so far, on air or switched off, in `BeaconFrames.types` order.
-    var read: [any BeaconFrame] = []
-    /// The frames that go on air, so far.
-    var onAir: [ConfiguredFrame] = []
-}
-
 extension ConfigValidator {
     /// The frames to send, in `BeaconFrames.types` order; nil (with problems reported) if refused.
     /// Every frame type of the table reads itself (`ConfigurableFrame`); a frame goes on air when

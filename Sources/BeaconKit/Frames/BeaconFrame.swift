@@ -191,3 +191,14 @@ func readBE32(_ b: ArraySlice<UInt8>, _ at: Int) -> UInt32 {
 func exactly(_ n: Int, _ bytes: [UInt8]) -> [UInt8] {
     bytes.count >= n ? Array(bytes.prefix(n)) : bytes + [UInt8](repeating: 0, count: n - bytes.count)
 }
+
+/// What a frame type's config reader may take from the rest of the config: the `[beacon]`
+/// identity (every frame's defaults) and the frames read before it (Overflow's numbers default to
+/// the iBeacon frame's).
+struct FrameConfigContext {
+    let beacon: BeaconIdentity
+    /// Every frame read so far, on air or switched off, in `BeaconFrames.types` order.
+    var read: [any BeaconFrame] = []
+    /// The frames that go on air, so far.
+    var onAir: [ConfiguredFrame] = []
+}

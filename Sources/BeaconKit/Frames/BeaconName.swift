@@ -29,12 +29,3 @@ public enum BeaconName {
         return [UInt8(bytes.count + 1), cut ? shortenedLocalName : completeLocalName] + bytes
     }
 }
-
-extension BeaconConfig {
-    /// The name the scannable frames' scan response carries: `[beacon] name`, else the hostname
-    /// the daemon resolved; "" (or no hostname): none, the frames stay non-connectable.
-    public var effectiveName: String { name ?? hostName ?? "" }
-
-    /// `effectiveName`'s scan response (`BeaconName.scanResponse`); empty: no name.
-    public var nameResponse: [UInt8] { BeaconName.scanResponse(effectiveName) }
-}

@@ -53,3 +53,8 @@ public final class FrameTraits: Sendable {
 func configLine(_ key: String, _ value: Int, _ range: ClosedRange<Int64>, _ comment: String) -> String {
     "\(key) = \(min(range.upperBound, max(range.lowerBound, Int64(value))))   # \(comment)"
 }
+
+/// A Bluetooth SIG company ID as a frame's fields show it: `0x0118`.
+public func companyString(_ id: UInt16) -> String {
+    "0x" + hexString([UInt8(id >> 8), UInt8(id & 0xff)])
+}

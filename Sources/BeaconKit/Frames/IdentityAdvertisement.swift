@@ -19,15 +19,3 @@ public struct IdentityAdvertisement: BeaconFrame {
         GATTIdentity.isAdvertised(in: data) ? IdentityAdvertisement(GATTIdentity(identifier: "", name: "")) : nil
     }
 }
-
-extension BeaconConfig {
-    /// What goes on air: the configured frames, then the GATT identity's connectable advertising
-    /// when it is configured and `identityConnectable` (no central is connected).
-    /// With a name (`nameResponse`), each non-connectable frame goes out scannable with it.
-    public func airFrames(identityConnectable: Bool = true) -> [ConfiguredFrame] {
-        let response = nameResponse
-        let named = response.isEmpty ? frames : frames.map { ConfiguredFrame($0.frame, nameResponse: response) }
-        guard let g = gattIdentity, identityConnectable else { return named }
-        return named + [ConfiguredFrame(IdentityAdvertisement(g))]
-    }
-}

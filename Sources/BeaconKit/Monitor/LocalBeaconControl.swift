@@ -3,16 +3,6 @@
 // file (`RemoteRequest`); the daemon judges it as a config edit. This decides, per message,
 // which request to write or why none: no I/O here (BeaconLinux's RequestWriter writes it).
 
-/// `[mqtt] control`: which topics the monitor takes changes from.
-public enum MQTTControl: String, CaseIterable, Sendable {
-    /// No subscription; the control entities' discovery is cleared.
-    case off
-    /// `altbeacond/<node>/beacon/set/<name>`: this beacon's own topics.
-    case beacon
-    /// Also `altbeacond/all/beacon/set/<name>`, every setting but the identity.
-    case fleet
-}
-
 public struct LocalBeaconControl: Sendable {
     /// A larger payload is ignored: no value a setting takes is longer (a UUID is 36 bytes).
     public static let maximumPayload = 128

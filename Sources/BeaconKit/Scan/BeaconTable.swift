@@ -119,11 +119,6 @@ public struct BeaconTable: Sendable {
     }
 }
 
-/// `0x0118`.
-public func companyString(_ id: UInt16) -> String {
-    "0x" + hexString([UInt8(id >> 8), UInt8(id & 0xff)])
-}
-
 /// "0.4 s", "12 s", "3 min".
 func ago(_ ms: Int64) -> String {
     let ms = max(0, ms)
