@@ -158,12 +158,12 @@ final class OnAirPolicyTests: PolicyTestCase {
 
     func testRotationAndTelemetryTimersRunOnlyWhileOnAir() {
         on(.start)
-        let a = armed(summary: AirSummary(rotates: true, refreshesTelemetry: true))
+        let a = armed(summary: AirSummary(rotates: true, refreshesPayloads: true))
         XCTAssertEqual(scheduled(.rotate, in: a), 1000)
-        XCTAssertEqual(scheduled(.telemetry, in: a), OnAirPolicy.telemetryRefreshMs)
+        XCTAssertEqual(scheduled(.payloadRefresh, in: a), OnAirPolicy.payloadRefreshMs)
         XCTAssertEqual(on(.timer(.rotate), after: 1000), [.rotate])
         XCTAssertEqual(on(.rotated(nil)), [.schedule(.rotate, afterMs: 1000)])
-        XCTAssertEqual(on(.timer(.telemetry), after: 9000), [.refreshTelemetry])
+        XCTAssertEqual(on(.timer(.payloadRefresh), after: 9000), [.refreshPayloads])
         // A failed rotation is a fault like a failed probe: one miss is asked again.
         XCTAssertEqual(on(.rotated(.timeout)), [.probe])
         let hung = on(.probed(.timeout))

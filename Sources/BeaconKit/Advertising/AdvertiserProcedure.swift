@@ -4,7 +4,7 @@ public enum AdvertiserEvent: Equatable, Sendable {
     case armed(generation: Int, Result<AirSummary, ArmFailure>)
     case probed(ArmFailure?)
     case rotated(ArmFailure?)
-    case telemetryRefreshed(ArmFailure?)
+    case payloadsRefreshed(ArmFailure?)
     /// `takeDown` ended: `confirmed` when the controller answered every command in time.
     case tookDown(confirmed: Bool)
     /// The adapter is up, before our commands: what the kernel sent to initialise it (a Reset
@@ -154,15 +154,15 @@ public struct AdvertiserProcedure {
 
     var summary: AirSummary {
         guard let plan else { return AirSummary() }
-        return AirSummary(rotates: plan.rotates, refreshesTelemetry: !standingTelemetrySlots.isEmpty)
+        return AirSummary(rotates: plan.rotates, refreshesPayloads: !standingRefreshedSlots.isEmpty)
     }
 
-    /// The slots that carry one frame with telemetry, always the same one (not in turn).
-    var standingTelemetrySlots: [Int] {
+    /// The slots that carry one frame refreshed on air (`isRefreshedOnAir`), always the same one (not in turn).
+    var standingRefreshedSlots: [Int] {
         guard let plan else { return [] }
         return (0..<plan.slotCount).filter { s in
             let r = plan.frames(inSlot: s)
-            return r.count == 1 && frames[r.lowerBound].frame.carriesTelemetry
+            return r.count == 1 && frames[r.lowerBound].frame.isRefreshedOnAir
         }
     }
 
@@ -175,7 +175,7 @@ public struct AdvertiserProcedure {
     /// Frame `f`'s bytes as they go on air now (a TLM frame with fresh telemetry).
     func payload(ofFrame f: Int, now: Int64) -> [UInt8] {
         let frame = frames[f].frame
-        guard frame.carriesTelemetry else { return frame.advertisingData(.zero) }
+        guard frame.isRefreshedOnAir else { return frame.advertisingData(.zero) }
         let count = counter.count(at: now)
         return frame.advertisingData(board?.telemetry(advertisingCount: count, now: now)
                                      ?? Telemetry(uptimeDeciseconds: 0, advertisingCount: count, temperature: nil))
@@ -221,7 +221,7 @@ public struct AdvertiserProcedure {
     public mutating func rotate(now: Int64) -> [AdvertiserAction] { begin(.rotate, now) }
 
     /// Re-sends the frames with telemetry that have a slot of their own (fresh uptime and count).
-    public mutating func refreshTelemetry(now: Int64) -> [AdvertiserAction] { begin(.refreshTelemetry, now) }
+    public mutating func refreshPayloads(now: Int64) -> [AdvertiserAction] { begin(.refreshPayloads, now) }
 
     /// The health probe (SPEC §5): proves advertising is on, not only that the controller
     /// answers, by sending the same data and enable again.

@@ -4,7 +4,7 @@
 extension AdvertiserProcedure {
     enum Operation {
         case arm(generation: Int, config: BeaconConfig, scope: ArmScope, sameFrames: Bool)
-        case rotate, refreshTelemetry, probe
+        case rotate, refreshPayloads, probe
         case takeDown(deadlineMs: Int64)
     }
 

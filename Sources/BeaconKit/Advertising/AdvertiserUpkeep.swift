@@ -28,9 +28,9 @@ extension AdvertiserProcedure {
             let quiet = Handling(tolerating: [.commandDisallowed])
             work.steps = [.send(.disable(handle: h), quiet), .send(.parameters(handle: h, frame: to, configured: false), Handling())]
                 + frameSteps(to, h) + [.send(.enable(handle: h), quiet)]
-        case .refreshTelemetry:
+        case .refreshPayloads:
             guard let plan, channelOpen else { return finishUpkeep(nil, now) }
-            work.steps = standingTelemetrySlots.flatMap { frameSteps($0, plan.handle(ofSlot: $0), resend: false) }
+            work.steps = standingRefreshedSlots.flatMap { frameSteps($0, plan.handle(ofSlot: $0), resend: false) }
         case .probe:
             guard channelOpen, let plan else { return finishUpkeep(.missing, now) }
             // The scan response only every `scanResponseProbeEvery`-th probe: another program's
@@ -63,7 +63,7 @@ extension AdvertiserProcedure {
         var a: [AdvertiserAction]
         switch op {
         case .rotate?: a = [.event(.rotated(failure))]
-        case .refreshTelemetry?: a = [.event(.telemetryRefreshed(failure))]
+        case .refreshPayloads?: a = [.event(.payloadsRefreshed(failure))]
         case .probe?: a = [.event(.probed(failure))]
         default: a = []
         }

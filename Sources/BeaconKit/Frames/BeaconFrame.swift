@@ -41,7 +41,8 @@ protocol ConfigurableFrame: BeaconFrame {
     static func configured(_ config: inout ConfigValidator, _ table: TOMLTable, _ context: FrameConfigContext) -> Self?
 }
 
-/// A frame whose payload changes while on air: it carries the beacon's telemetry (TLM).
+/// A frame that carries the beacon's telemetry readings (TLM); its bytes change while on air too
+/// (`FrameTraits.refreshedOnAir`), as any such frame's may without being this.
 protocol TelemetryFrame: BeaconFrame {
     /// What a heard frame said; nil for a frame the daemon sends (it encodes `Telemetry`).
     var received: Telemetry? { get }
@@ -57,8 +58,11 @@ extension BeaconFrame {
     public var scanResponseData: [UInt8] { [] }
     public var powerAt1m: Int? { nil }
 
-    /// True when the payload changes while on air (a `TelemetryFrame`): the advertiser
-    /// refreshes it from `Telemetry`, the monitor does not cache its payloads.
+    /// True when its bytes change while on air (`FrameTraits.refreshedOnAir`): the advertiser
+    /// refreshes its payload from `Telemetry`, the monitor does not cache its payloads.
+    public var isRefreshedOnAir: Bool { Self.traits.refreshedOnAir }
+    /// True when it carries the beacon's telemetry readings (a `TelemetryFrame`: Eddystone-TLM):
+    /// the board is read for it, and a heard one is a reading of its sender's.
     public var carriesTelemetry: Bool { self is any TelemetryFrame }
     /// The fields that identify it (`FrameTraits.identifyingKeys`), in display order.
     public var identifyingFields: [FrameField] { fields(identifying: true) }

@@ -7,7 +7,7 @@ public struct EddystoneTLMFrame: TelemetryFrame, ConfigurableFrame, Equatable {
         name: "eddystone-tlm", model: "Google Eddystone-TLM",
         switchedBy: FrameSwitch(setting: "eddystone_tlm", displayName: "Eddystone-TLM frame", table: "eddystone", key: "tlm", defaultOn: false),
         configHint: "tlm = true (TLM)",
-        countingKeys: ["adv_count", "uptime_s"],
+        countingKeys: ["adv_count", "uptime_s"], refreshedOnAir: true,
         notExpectable: "TLM frames carry no ID. Expect the beacon's other frame (eddystone-uid, eddystone-url, ...); its TLM is read from the same address")
     /// What a received TLM frame said (nil for a frame the daemon sends: it comes from `Telemetry`).
     public var received: Telemetry?

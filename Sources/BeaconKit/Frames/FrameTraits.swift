@@ -18,6 +18,11 @@ public final class FrameTraits: Sendable {
     /// Fields that change on every advert of a healthy beacon (TLM's counters): not a change
     /// worth a scan line.
     let countingKeys: [String]
+    /// Its bytes change while on air (a counter, an uptime, a rotating ID; issue 50): the
+    /// advertiser refreshes its payload from the moment's `Telemetry` at every refresh, and the
+    /// monitor never caches a payload carrying one. Apart from carrying telemetry readings
+    /// (`TelemetryFrame`: Eddystone-TLM, whose heard readings the monitor shows).
+    let refreshedOnAir: Bool
     /// Ranged by RSSI as the iOS AltBeacon library does, not from a distance: a frame that
     /// carries no power but is meant to be ranged (the GATT identity).
     let rangedByRSSI: Bool
@@ -38,12 +43,12 @@ public final class FrameTraits: Sendable {
 
     init(name: String, model: String? = nil, switchedBy: FrameSwitch?, configKeys: [String] = [], configHint: String? = nil, isConnectable: Bool = false,
          identifyingKeys: [String] = [], calibrationLine: (@Sendable (_ rssiAt1m: Int) -> String)? = nil,
-         countingKeys: [String] = [], rangedByRSSI: Bool = false, notExpectable: String = "it carries no ID") {
+         countingKeys: [String] = [], refreshedOnAir: Bool = false, rangedByRSSI: Bool = false, notExpectable: String = "it carries no ID") {
         self.name = name; self.model = model ?? name; self.switchedBy = switchedBy; self.configKeys = configKeys
         self.configHint = configHint
         self.isConnectable = isConnectable
         self.identifyingKeys = identifyingKeys; self.calibrationLine = calibrationLine
-        self.countingKeys = countingKeys
+        self.countingKeys = countingKeys; self.refreshedOnAir = refreshedOnAir
         self.rangedByRSSI = rangedByRSSI; self.notExpectable = notExpectable
     }
 }

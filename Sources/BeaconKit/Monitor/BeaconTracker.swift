@@ -187,7 +187,7 @@ public struct BeaconTracker: Sendable {
         } else {
             var found: [Int] = [], changing = false
             for s in Sighting.all(in: r, atMs: atMs) {
-                if s.frame.carriesTelemetry {
+                if s.frame.isRefreshedOnAir {
                     changing = true
                     events += record(s, wallSeconds: wallSeconds)
                 } else {

@@ -58,7 +58,7 @@ public struct OnAirPolicy: Sendable {
     /// No arm takes longer: HCIDEVUP (a few seconds on a UART controller) plus every command's
     /// own time-out. Past it the arm is given up and retried, so no lost completion parks the beacon.
     public static let armDeadlineMs: Int64 = 15_000
-    public static let telemetryRefreshMs: Int64 = 10_000
+    public static let payloadRefreshMs: Int64 = 10_000
     /// While someone keeps interfering, one summary line per this period instead of a line a re-arm.
     public static let summaryPeriodMs: Int64 = 60_000
 
@@ -97,11 +97,11 @@ public struct OnAirPolicy: Sendable {
             }
         case .probed(.timeout?) where phase == .advertising && missedProbes == 0,
              .rotated(.timeout?) where phase == .advertising && missedProbes == 0,
-             .telemetryRefreshed(.timeout?) where phase == .advertising && missedProbes == 0:
+             .payloadsRefreshed(.timeout?) where phase == .advertising && missedProbes == 0:
             // One missed answer is not yet "hung" (the kernel may be retrying): ask again.
             missedProbes = 1
             return [.probe]
-        case .probed(let f?), .rotated(let f?), .telemetryRefreshed(let f?):
+        case .probed(let f?), .rotated(let f?), .payloadsRefreshed(let f?):
             guard phase == .advertising, armInFlight == nil else { return [] }
             return failed(f, now: now)
         case .probed(nil):
@@ -110,8 +110,8 @@ public struct OnAirPolicy: Sendable {
             return settled(now: now) + [.schedule(.probe, afterMs: probeIntervalMs)]
         case .rotated(nil):
             return phase == .advertising && air.rotates ? [.schedule(.rotate, afterMs: Int64(config.bluetooth.rotationMs))] : []
-        case .telemetryRefreshed(nil):
-            return phase == .advertising && air.refreshesTelemetry ? [.schedule(.telemetry, afterMs: Self.telemetryRefreshMs)] : []
+        case .payloadsRefreshed(nil):
+            return phase == .advertising && air.refreshesPayloads ? [.schedule(.payloadRefresh, afterMs: Self.payloadRefreshMs)] : []
         case .timer(let t):
             return timerFired(t, now: now)
         case .adapterRegistered, .adapterUp:
@@ -198,8 +198,8 @@ public struct OnAirPolicy: Sendable {
             return phase == .advertising && armInFlight == nil ? [.probe] : []
         case .rotate:
             return phase == .advertising && armInFlight == nil && air.rotates ? [.rotate] : []
-        case .telemetry:
-            return phase == .advertising && armInFlight == nil && air.refreshesTelemetry ? [.refreshTelemetry] : []
+        case .payloadRefresh:
+            return phase == .advertising && armInFlight == nil && air.refreshesPayloads ? [.refreshPayloads] : []
         case .armDeadline:
             guard armInFlight != nil else { return [] }
             return abandon() + [.warning("arming took over \(Self.armDeadlineMs / 1000) s; giving it up and retrying")]
@@ -247,7 +247,7 @@ public struct OnAirPolicy: Sendable {
     private func onAirTimers() -> [PolicyAction] {
         var a: [PolicyAction] = [.schedule(.probe, afterMs: probeIntervalMs)]
         a.append(air.rotates ? .schedule(.rotate, afterMs: Int64(config.bluetooth.rotationMs)) : .cancel(.rotate))
-        a.append(air.refreshesTelemetry ? .schedule(.telemetry, afterMs: Self.telemetryRefreshMs) : .cancel(.telemetry))
+        a.append(air.refreshesPayloads ? .schedule(.payloadRefresh, afterMs: Self.payloadRefreshMs) : .cancel(.payloadRefresh))
         return a
     }
 

@@ -13,7 +13,7 @@ extension OnAirPolicy {
         case .busy: (fault, cause) = (.busy, .busy)
         case .rejected: (fault, cause) = (.failing, .failing)
         }
-        var actions: [PolicyAction] = [.cancel(.probe), .cancel(.rotate), .cancel(.telemetry)]
+        var actions: [PolicyAction] = [.cancel(.probe), .cancel(.rotate), .cancel(.payloadRefresh)]
         if phase != .fault(fault) {
             var text = fault.rawValue
             if case .rejected(let why) = failure { text += ": \(why)" }

@@ -80,7 +80,7 @@ public enum Escalation: String, CaseIterable, Equatable, Sendable {
 
 /// The policy's timers; each adapter session keeps one loop timer per case.
 public enum PolicyTimer: CaseIterable, Sendable {
-    case rearm, probe, rotate, telemetry, armDeadline
+    case rearm, probe, rotate, payloadRefresh, armDeadline
     /// The oldest central connection reaches `OnAirPolicy.connectionLimitMs`.
     case connectionLimit
 }
@@ -90,10 +90,10 @@ public struct AirSummary: Equatable, Sendable {
     /// Some slot switches frames every `rotation_ms`.
     public var rotates: Bool
     /// Some frame with telemetry has a slot of its own: its data is refreshed now and then.
-    public var refreshesTelemetry: Bool
-    public init(rotates: Bool = false, refreshesTelemetry: Bool = false) {
+    public var refreshesPayloads: Bool
+    public init(rotates: Bool = false, refreshesPayloads: Bool = false) {
         self.rotates = rotates
-        self.refreshesTelemetry = refreshesTelemetry
+        self.refreshesPayloads = refreshesPayloads
     }
 }
 
@@ -107,10 +107,10 @@ public enum PolicyEvent: Equatable, Sendable {
     case hardwareError
     /// The outcome of the `.arm` of config generation `generation`.
     case armed(generation: Int, Result<AirSummary, ArmFailure>)
-    /// The outcomes of `.probe`, `.rotate` and `.refreshTelemetry` (nil: done).
+    /// The outcomes of `.probe`, `.rotate` and `.refreshPayloads` (nil: done).
     case probed(ArmFailure?)
     case rotated(ArmFailure?)
-    case telemetryRefreshed(ArmFailure?)
+    case payloadsRefreshed(ArmFailure?)
     case timer(PolicyTimer)
     /// A new config was accepted for this adapter (generation: the daemon's count of applied configs).
     case configChanged(BeaconConfig, generation: Int)
@@ -127,7 +127,7 @@ public enum PolicyAction: Equatable, Sendable {
     case arm(ArmScope, BeaconConfig, generation: Int)
     /// The arm in flight is given up (deadline, adapter gone): its completion must never come.
     case abandonArm
-    case probe, rotate, refreshTelemetry
+    case probe, rotate, refreshPayloads
     case schedule(PolicyTimer, afterMs: Int64)
     case cancel(PolicyTimer)
     case closeAdapter

@@ -135,8 +135,8 @@ public final class AdapterSession: AdvertiserEvents {
             advertiser.probe()
         case .rotate:
             advertiser.rotate()
-        case .refreshTelemetry:
-            advertiser.refreshTelemetry()
+        case .refreshPayloads:
+            advertiser.refreshPayloads()
         case .schedule(let t, let ms):
             timers[t]?.schedule(afterMs: ms) { [weak self] in self?.handle(.timer(t)) }
         case .cancel(let t):
@@ -169,7 +169,7 @@ public final class AdapterSession: AdvertiserEvents {
         case .armed(let g, let r): handle(.armed(generation: g, r))
         case .probed(let f): handle(.probed(f))
         case .rotated(let f): handle(.rotated(f))
-        case .telemetryRefreshed(let f): handle(.telemetryRefreshed(f))
+        case .payloadsRefreshed(let f): handle(.payloadsRefreshed(f))
         case .tookDown(let confirmed):
             let done = retired
             retired = nil

@@ -60,7 +60,7 @@ public final class Advertiser: HCICommandChannelDelegate {
         feed { $0.arm(config, scope: scope, generation: generation, randomAddress: random, now: $1) }
     }
     public func rotate() { readBoard(); feed { $0.rotate(now: $1) } }
-    public func refreshTelemetry() { readBoard(); feed { $0.refreshTelemetry(now: $1) } }
+    public func refreshPayloads() { readBoard(); feed { $0.refreshPayloads(now: $1) } }
     public func probe() { readBoard(); feed { $0.probe(now: $1) } }
 
     /// Before an operation that may write a TLM frame: the board read here, handed in (the
@@ -69,7 +69,7 @@ public final class Advertiser: HCICommandChannelDelegate {
     /// only the temperature ages.
     private func readBoard(for config: BeaconConfig? = nil) {
         guard let board, procedure.wantsBoardReading(for: config) else { return }
-        if let last = procedure.board, loop.now - last.readAtMs < OnAirPolicy.telemetryRefreshMs { return }
+        if let last = procedure.board, loop.now - last.readAtMs < OnAirPolicy.payloadRefreshMs { return }
         procedure.board = board.read(now: loop.now)
     }
     public func abandon() { feed { $0.abandon(now: $1) } }
