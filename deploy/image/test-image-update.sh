@@ -249,7 +249,10 @@ boot_update() {
   # every file the first boot hashed (before any update) the same after; files the daemon and
   # monitor made since in their normal work (last-good.toml once on air) are not the update's.
   # Only whole console lines count (the journal's own lines share the console).
-  grep -aoE 'ABTEST statefile=[0-9a-f]{64} \./[^ ]+$' "$w/monitor.log" | tr -d '\r' | sed 's/^ABTEST statefile=\([0-9a-f]*\) /\1  /' >"$w/state-before.sha256"
+  # (not the monitor's announced topics, var-lib-altbeacond/monitor-announced: the set of retained
+  # topics it published, which grows with what happens, a rollback report among them)
+  grep -aoE 'ABTEST statefile=[0-9a-f]{64} \./[^ ]+$' "$w/monitor.log" | tr -d '\r' | sed 's/^ABTEST statefile=\([0-9a-f]*\) /\1  /' \
+    | grep -v ' \./var-lib-altbeacond/monitor-announced$' >"$w/state-before.sha256"
   (cd "$w/state-after" && sha256sum --quiet -c "$w/state-before.sha256" >"$w/state.diff" 2>&1)
   n=$(wc -l <"$w/state-before.sha256")
   if ! grep -q ' \./etc-altbeacond/config\.toml$' "$w/state-before.sha256"; then
