@@ -243,6 +243,11 @@ boot_update() {
   if echo "$t" | grep -qi 'rolled back'; then ok "update: the monitor's retained update state (Home Assistant's update entity) says the rollback: $(echo "$t" | cut -c1-160)"
   else bad "update: the retained altbeacond/+/update does not say the rollback ($t)"; fi
 
+  # issue 49: the fleet's brake: the card that rolled back says so, retained, beside the release
+  # topic, where every other card counts it (halt_after 1 in this release: the rollout stops)
+  t=$(timeout 15 mosquitto_sub -h 127.0.0.1 -p "$mq_port" -u altbeacond -P "$mq_pw" -t 'altbeacond/fleet/release/rolled-back/+' -v -C 1 -W 10 2>&1 || true)
+  if echo "$t" | grep -Eq "\"version\":\"$nobeacon_re\""; then ok "update: the rollback reported to the fleet, retained: $(echo "$t" | cut -c1-160)"
+  else bad "update: no retained rollback report beside the release topic ($t)"; fi
   kill "$bspid" 2>/dev/null || true; wait "$bspid" 2>/dev/null || true
   kill "$mqpid" 2>/dev/null || true; wait "$mqpid" 2>/dev/null || true; mqpid=""
   state_files state-after

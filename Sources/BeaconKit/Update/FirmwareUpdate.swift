@@ -195,13 +195,6 @@ public struct FirmwareUpdate: Sendable {
             return refuse("\(r.version) is older than the installed \(installedVersion): a downgrade needs \"downgrade\": true "
                           + "in the release message", nowS: nowS)
         }
-        if fleet {
-            if let why = rollbacks.halted(r) { return refuse(why, nowS: nowS) }
-            guard FleetRollout.inWave(node: node, release: r) else {
-                return .ignore("\(r.version): rolled out to \(r.rollout) % of the fleet; this card's wave "
-                               + "(\(FleetRollout.bucket(node: node, version: r.version))) waits for a wider rollout")
-            }
-        }
         // The fleet's release waits for the updater to be idle again (its state file's next change
         // decides again), said nowhere: it may well be this very release being installed.
         guard state.isIdle else {
@@ -212,6 +205,15 @@ public struct FirmwareUpdate: Sendable {
         if fleet, state.outcomeVersion == r.version, let o = state.outcome, o == .refused || o == .rolledBack || o == .failed {
             return refuse("\(which): \(o == .rolledBack ? "rolled back" : o.rawValue) on this card before; Install in Home Assistant "
                           + "tries it again", nowS: nowS)
+        }
+        // The fleet's brake and waves (issue 49), after this card's own history: a card that
+        // rolled the release back says so first.
+        if fleet {
+            if let why = rollbacks.halted(r) { return refuse(why, nowS: nowS) }
+            guard FleetRollout.inWave(node: node, release: r) else {
+                return .ignore("\(r.version): rolled out to \(r.rollout) % of the fleet; this card's wave "
+                               + "(\(FleetRollout.bucket(node: node, version: r.version))) waits for a wider rollout")
+            }
         }
         // A failed download is not a refusal (issue 49): asked again after a back-off. An
         // interrupted install (a power cut) is asked again at once, once per interruption.
