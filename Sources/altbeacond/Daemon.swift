@@ -32,7 +32,7 @@ final class Daemon {
     lazy var remoteChanges = RemoteChanges(configPath: configPath, requestsPath: runtimeDirectory() + "/requests", loop: loop,
                                            log: log, host: self)
     let watchdogTimer: LoopTimer
-    var reopenTimers: [String: LoopTimer] = [:]
+    lazy var reopener = DescriptorReopener(loop: loop, log: log)
     /// Between SIGTERM (or the last escalation step) and exit.
     var stopping: Bool { sessions.stopping }
     var exitCode = ExitCode.ok

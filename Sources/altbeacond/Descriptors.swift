@@ -3,16 +3,14 @@ import BeaconLinux
 import Glibc
 
 /// The daemon's core descriptors (SPEC §5, robust loop edges): each is watched with a handler for
-/// when the kernel says it broke; a broken one is logged once and opened again after a pause,
-/// never polled in a busy loop.
+/// when the kernel says it broke; a broken one is logged once and opened again by the
+/// `DescriptorReopener` (BeaconLinux, tested there): after a pause, never in a busy loop.
 extension Daemon {
-    static let reopenAfterMs: Int64 = 1000
-
     func watchSignals() {
         loop.watch(signals.fd, lost: { [weak self] e in
             guard let self else { return }
             log.error("the signal descriptor broke (\(e)); opening a new one")
-            reopen("signals") { [weak self] () throws(Errno) in
+            reopener.reopen("signals") { [weak self] () throws(Errno) in
                 guard let self else { return }
                 signals = try SignalDescriptor(signals: Self.signalsHandled)
                 watchSignals()
@@ -29,7 +27,7 @@ extension Daemon {
     func controlLost(_ e: Errno) {
         log.error("the HCI control socket broke (\(e)); opening a new one")
         loop.unwatch(control.fd)
-        reopen("control") { [weak self] () throws(Errno) in
+        reopener.reopen("control") { [weak self] () throws(Errno) in
             guard let self else { return }
             control = try HCIControlSocket()
             watchControl()
@@ -45,7 +43,7 @@ extension Daemon {
     func monitorLost(_ e: Errno) {
         log.error("the HCI monitor socket broke (\(e)); opening a new one")
         loop.unwatch(monitor.fd)
-        reopen("monitor") { [weak self] () throws(Errno) in
+        reopener.reopen("monitor") { [weak self] () throws(Errno) in
             guard let self else { return }
             monitor = try HCIMonitorSocket()
             retargetMonitor()
@@ -61,7 +59,7 @@ extension Daemon {
             loop.watch(w.fd, lost: { [weak self] e in
                 guard let self else { return }
                 log.error("the inotify descriptor broke (\(e)); watching \(configPath) anew")
-                reopen("inotify") { [weak self] () throws(Errno) in
+                reopener.reopen("inotify") { [weak self] () throws(Errno) in
                     guard let self else { return }
                     watchConfig()
                     configFileChanged()
@@ -81,25 +79,10 @@ extension Daemon {
         loop.watch(r.fd, lost: { [weak self] e in
             guard let self else { return }
             log.warning("/dev/rfkill broke (\(e)); opening it again")
-            reopen("rfkill") { [weak self] () throws(Errno) in self?.watchRfkill() }
+            reopener.reopen("rfkill") { [weak self] () throws(Errno) in self?.watchRfkill() }
         }) { [weak self] in
             guard let self else { return }
             if r.drain() { sessions.rfkillChanged() }
-        }
-    }
-
-    /// Runs `open` after a pause, and again every `reopenAfterMs` until it works.
-    private func reopen(_ what: String, _ open: @escaping () throws(Errno) -> Void) {
-        let timer = reopenTimers[what] ?? loop.makeTimer()
-        reopenTimers[what] = timer
-        timer.schedule(afterMs: Self.reopenAfterMs) { [weak self] in
-            guard let self else { return }
-            do {
-                try open()
-                log.notice("\(what) descriptor open again")
-            } catch {
-                reopen(what, open)
-            }
         }
     }
 }
