@@ -1,35 +1,6 @@
 import BeaconKit
 import BeaconLinux
 
-struct ConfigLoadError: Error {
-    var code: Int32
-    var message: String
-}
-
-/// A config file as read and accepted: its bytes are what the state directory keeps.
-struct LoadedConfig {
-    var config: BeaconConfig
-    var bytes: [UInt8]
-}
-
-/// Reads and validates the config; on failure says why (FILE:LINE:COL, caret) and returns the exit code.
-func loadConfig(path: String) -> Result<LoadedConfig, ConfigLoadError> {
-    let bytes: [UInt8]
-    do {
-        bytes = try readFile(path, limit: 1 << 20)
-    } catch {
-        let code = error.isPermission ? ExitCode.permission : ExitCode.config
-        return .failure(ConfigLoadError(code: code, message: "\(path): cannot read config: \(error)"))
-    }
-    switch ConfigFile.parse(bytes, path: path) {
-    case .success(var c):
-        // Read at each load (start, every reload): a hostname set after boot is the name next time.
-        c.hostName = machineHostName()
-        return .success(LoadedConfig(config: c, bytes: bytes))
-    case .failure(let d): return .failure(ConfigLoadError(code: ExitCode.config, message: d.description))
-    }
-}
-
 /// `altbeacond check`: every problem it can find (up to `TOML.maxErrors`), each as
 /// FILE:LINE:COL, the line and a caret; the first is the one the daemon would log.
 func checkCommand(path: String) -> Int32 {
@@ -53,16 +24,7 @@ func checkMonitorCommand(path: String) -> Int32 {
     guard let bytes = read else { return code }
     switch MonitorConfigFile.parseAll(bytes, path: path) {
     case .success(let c):
-        var out = "\(path): a valid monitor config\n  adapter \(c.adapter), expecting \(c.expectations.map(\.name).joined(separator: ", "))\n"
-        if let m = c.mqtt {
-            let tls = m.tls.map { " over TLS (CA \($0.caFile), the certificate of \($0.expectedName(host: m.host))\($0.certFile == nil ? "" : ", a client certificate"))" } ?? ""
-            out += "  MQTT: \(m.host):\(m.port)\(tls)\n"
-            if m.control != .off {
-                out += "  control: \(m.control.rawValue): changes from afar on altbeacond/<node>/beacon/set/+\(m.control == .fleet ? " and altbeacond/all/beacon/set/+" : "")\n"
-            }
-        }
-        if let t = c.metrics.textfile { out += "  metrics: \(t)\n" }
-        writeStandardOutput(out)
+        writeStandardOutput(MonitorCheckReport.render(c, path: path))
         return ExitCode.ok
     case .failure(let e):
         return reportCheckFailure(e, path: path)
@@ -80,11 +42,6 @@ private func readConfigForCheck(_ path: String) -> ([UInt8]?, Int32) {
 }
 
 private func reportCheckFailure(_ e: ConfigDiagnostics, path: String) -> Int32 {
-    var out = e.all.map(\.description).joined(separator: "\n") + "\n"
-    if e.all.count > 1 {
-        let more = e.all.count >= TOML.maxErrors ? " (stopped at \(TOML.maxErrors); fix these and check again)" : ""
-        out += "\(path): \(e.all.count) errors\(more)\n"
-    }
-    writeStandardError(out)
+    writeStandardError(MonitorCheckReport.failure(e, path: path))
     return ExitCode.config
 }

@@ -2,10 +2,6 @@ import BeaconKit
 import BeaconLinux
 import Glibc
 
-/// Reports are read in batches this far apart: one wakeup per batch, not per advert (the CPU at
-/// hundreds of adverts a second), and 50 ms late is nothing against `silent_after_s`.
-let monitorBatchMs: Int64 = 50
-
 /// `altbeacond monitor`: the observer daemon of SPEC §10 (BeaconLinux's `MonitorSession`, its
 /// outputs: the log, systemd, the Prometheus text file, MQTT). One loop over the adapter's HCI
 /// socket, the control socket (the adapter going and coming) and signalfd. `--once` scans for
@@ -27,24 +23,13 @@ func monitorCommand(configPath: String, once: Bool, timeoutSeconds: UInt32?) -> 
         return ExitCode.config
     case .success(let c): config = c
     }
-    // A password file others can read is refused at start, plainly (as ssh refuses such a key).
-    if !once, let file = config.mqtt?.passwordFile, case .failure(let e) = readPasswordFile(file), e.refused {
-        writeStandardError("altbeacond: \(e.text)\n")
-        return ExitCode.config
-    }
-    // The TLS files likewise, and any that cannot be used at all: a CA file that does not parse
-    // is a mistake in the setup, not a broker that is down.
-    if !once, let tls = config.mqtt?.tls, case .failure(let e) = TLSClientConfig.load(tls) {
-        writeStandardError("altbeacond: \(e.text)\n")
-        return ExitCode.config
+    if let (code, message) = MonitorStart.refusal(config, once: once, configPath: configPath) {
+        writeStandardError(message + "\n")
+        return code
     }
     // No [expect] tables (issue 32): only this Pi's own beacon is published, nothing is scanned,
     // and no Bluetooth socket or capability is needed.
     let scans = !config.expectations.isEmpty
-    if once && !scans {
-        writeStandardError("altbeacond: \(configPath) expects no beacon: --once needs [expect.NAME] tables to scan for\n")
-        return ExitCode.config
-    }
     if scans, let code = requireBluetoothCapabilities(for: "the monitor") { return code == ExitCode.permission && once ? 3 : code }
     var control: HCIControlSocket?
     let signals: SignalDescriptor
@@ -78,7 +63,7 @@ func monitorCommand(configPath: String, once: Bool, timeoutSeconds: UInt32?) -> 
         let announced = StateFile(directory: LastGoodConfig.directory(environment: environment("STATE_DIRECTORY")),
                                   name: MonitorAnnounced.fileName(configPath: configPath))
         let mqtt = config.mqtt.map { MonitorMQTTOutput(settings: $0, node: node, config: config, healthPath: defaultStatusPath(), version: version,
-                                                       announced: announced, updatePaths: firmwareUpdatePaths(), loop: loop, log: log) }
+                                                       announced: announced, updatePaths: .fromEnvironment(), loop: loop, log: log) }
         mqttOutput = mqtt
         if let path = config.metrics.textfile {
             let figures: (() -> MonitorMQTTFigures?)? = mqtt.map { m in { [weak m] in m?.figures } }
@@ -91,7 +76,7 @@ func monitorCommand(configPath: String, once: Bool, timeoutSeconds: UInt32?) -> 
     }
     let session = MonitorSession(config: config, once: once, loop: loop, log: log, outputs: outputs) { events in
         // Only called with expectations, when the control socket is open.
-        Scanner.monitorScan(control: control!, index: config.adapterIndex, loop: loop, log: log, coalesceMs: monitorBatchMs, events: events)
+        Scanner.monitorScan(control: control!, index: config.adapterIndex, loop: loop, log: log, coalesceMs: MonitorStart.batchMs, events: events)
     }
     // monitor.toml edits apply without a restart (issue 38): SIGHUP, or the file's inotify watch.
     let reloader = MonitorReloader(configPath: configPath, config: config, session: session, mqtt: mqttOutput, metrics: metricsOutput,
@@ -117,20 +102,5 @@ func monitorCommand(configPath: String, once: Bool, timeoutSeconds: UInt32?) -> 
     loop.run()
     session.close()
     if once { writeStandardOutput(MonitorExport.table(session.tracker, now: loop.now)) }
-    switch session.fatalFailure {
-    case .permission?: return ExitCode.permission
-    case _?: return 3
-    case nil: return once && !session.tracker.allHeard ? 2 : ExitCode.ok
-    }
-}
-
-
-/// Where the card's updater and image are (issue 39): /run/altbeacon-update and
-/// /usr/lib/altbeacon-image, or, for the live Home Assistant check and the testbed,
-/// ALTBEACOND_UPDATE_DIR and ALTBEACOND_IMAGE_MARKER.
-func firmwareUpdatePaths() -> FirmwareUpdatePaths {
-    var p = FirmwareUpdatePaths.standard
-    if let d = environment("ALTBEACOND_UPDATE_DIR"), !d.isEmpty { p.directory = d }
-    if let m = environment("ALTBEACOND_IMAGE_MARKER"), !m.isEmpty { p.imageMarker = m }
-    return p
+    return MonitorStart.exitCode(session, once: once)
 }

@@ -7,22 +7,15 @@ import Glibc
 func requireBluetoothCapabilities(for what: String) -> Int32? {
     let missing = Capabilities.missingForBluetooth()
     guard !missing.isEmpty else { return nil }
-    writeStandardError("altbeacond: permission denied: missing \(missing.joined(separator: " and ")); \(what) needs CAP_NET_RAW and CAP_NET_ADMIN (run as root, or with AmbientCapabilities=CAP_NET_RAW CAP_NET_ADMIN as deploy/altbeacond.service does)\n")
+    writeStandardError(ExitCode.missingCapabilities(missing, for: what) + "\n")
     return ExitCode.permission
 }
 
 /// Says why the HCI sockets could not be opened; returns the exit status.
 func reportSocketFailure(_ error: Errno) -> Int32 {
-    if error.isPermission {
-        writeStandardError("altbeacond: permission denied opening the HCI sockets: needs CAP_NET_RAW and CAP_NET_ADMIN\n")
-        return ExitCode.permission
-    }
-    if error == Errno(EAFNOSUPPORT) {
-        writeStandardError("altbeacond: this kernel has no Bluetooth support (AF_BLUETOOTH): load the bluetooth module or enable CONFIG_BT\n")
-        return ExitCode.unavailable
-    }
-    writeStandardError("altbeacond: cannot open the HCI sockets: \(error)\n")
-    return ExitCode.unavailable
+    let (code, message) = ExitCode.socketFailure(error)
+    writeStandardError(message + "\n")
+    return code
 }
 
 /// The control socket and the signals a scanning command needs (scan, calibrate, monitor), or
@@ -44,34 +37,21 @@ func runDaemon(configPath: String) -> Int32 {
     let log = Logger()
     let stateFile = StateFile(directory: LastGoodConfig.directory(environment: environment("STATE_DIRECTORY")),
                               name: LastGoodConfig.fileName)
-    let stored: [UInt8]?
-    do {
-        stored = try stateFile.read()
-    } catch {
-        log.warning("cannot read the last good config \(stateFile.path): \(error)")
-        stored = nil
-    }
+    let stored: Result<[UInt8]?, Errno>
+    do throws(Errno) { stored = .success(try stateFile.read()) } catch { stored = .failure(error) }
     let loaded = loadConfig(path: configPath)
-    var config: BeaconConfig
-    var refusal: String?
-    let (start, storedProblem) = LastGoodConfig.start(file: try? loaded.get().config, stored: stored, storedPath: stateFile.path)
-    if let storedProblem {
-        log.warning("ignoring the stored last good config, which no longer parses: \(storedProblem.headline)")
+    let start = DaemonStart.choose(loaded: loaded, stored: stored, storedPath: stateFile.path, storedDirectory: stateFile.directory,
+                                   configPath: configPath)
+    for (level, line) in start.log {
+        switch level {
+        case .notice: log.notice(line)
+        case .warning: log.warning(line)
+        case .error: log.error(line)
+        }
     }
-    switch (start, loaded) {
-    case (.file(let c), _):
-        config = c
-    case (.lastGood(let c), .failure(let e)):
-        log.error("config file refused at start: \(e.message)")
-        log.notice("putting the last good config on air instead (\(stateFile.path)); fix \(configPath) and it is applied as any edit")
-        config = c
-        refusal = firstLine(e.message)
-    case (_, .failure(let e)):
-        writeStandardError(e.message + "\n")
-        if stored == nil { log.notice("no last good config in \(stateFile.directory) to fall back on") }
-        return e.code
-    case (_, .success(let l)):
-        config = l.config   // unreachable: a good file always wins
+    guard var config = start.config else {
+        writeStandardError(start.standardError ?? "")
+        return start.exitCode ?? ExitCode.config
     }
     config.hostName = machineHostName()   // the last good config's name defaults to it too
     if let code = requireBluetoothCapabilities(for: "the beacon") { return code }
@@ -83,9 +63,9 @@ func runDaemon(configPath: String) -> Int32 {
     } catch {
         return reportSocketFailure(error)
     }
-    let daemon = Daemon(configPath: configPath, config: config, control: control, monitor: monitor, signals: signals)
-    daemon.sessions.refusedEdit = refusal
-    daemon.sessions.lastGood = LastGoodStore(file: stateFile, stored: storedProblem == nil ? stored : nil, loop: daemon.loop, log: log)
+    let daemon = Daemon(configPath: configPath, version: version, config: config, control: control, monitor: monitor, signals: signals)
+    daemon.sessions.refusedEdit = start.refusal
+    daemon.sessions.lastGood = LastGoodStore(file: stateFile, stored: start.storedUsable, loop: daemon.loop, log: log)
     // Stored once the controller confirmed it on air (a file refused at start has nothing to store).
     return daemon.run(bytes: try? loaded.get().bytes)
 }

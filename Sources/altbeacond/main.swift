@@ -2,20 +2,6 @@ import BeaconKit
 import BeaconLinux
 import Glibc
 
-/// sysexits(3) codes of SPEC §1.
-enum ExitCode {
-    static let ok: Int32 = 0
-    static let failure: Int32 = 1
-    static let usage: Int32 = 64
-    static let unavailable: Int32 = 69
-    static let permission: Int32 = 77
-    static let config: Int32 = 78
-    static let software: Int32 = 70
-    /// EX_TEMPFAIL: a restart asked from afar; the unit takes it as success and restarts
-    /// (SuccessExitStatus=, RestartForceExitStatus=), so it is not logged as a failure.
-    static let restartAsked: Int32 = 75
-}
-
 let version = "0.1.0"
 
 func main() -> Int32 {

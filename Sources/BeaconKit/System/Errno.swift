@@ -26,6 +26,7 @@ public struct Errno: Error, Equatable, Hashable, Sendable, CustomStringConvertib
     public static let fileTooLarge = Errno(EFBIG)
     /// Also: the requests directory holds as many requests as it may.
     public static let noSpace = Errno(ENOSPC)
+    public static let addressFamilyNotSupported = Errno(EAFNOSUPPORT)
     /// EINPROGRESS, as `BlockingCall` (and the power calls on it) refuse a second call while one
     /// runs: no HCIDEVUP, HCIDEVDOWN or fsync reports it, so it cannot be mistaken for theirs.
     public static let callInProgress = Errno(EINPROGRESS)

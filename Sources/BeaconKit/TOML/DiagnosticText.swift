@@ -95,3 +95,9 @@ func isSmartQuote(_ b: ArraySlice<UInt8>) -> Bool {
     let i = b.startIndex
     return b[i] == 0xE2 && b[i + 1] == 0x80 && [0x98, 0x99, 0x9C, 0x9D].contains(b[i + 2])
 }
+
+/// The first line of a message (the diagnostic's headline), by bytes.
+public func firstLine(_ s: String) -> String {
+    guard let nl = s.utf8.firstIndex(of: 0x0A) else { return s }
+    return String(s[..<nl])
+}

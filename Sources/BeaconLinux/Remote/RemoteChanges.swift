@@ -170,9 +170,3 @@ public final class RemoteChanges {
 
     func from(_ origin: String) -> String { origin.isEmpty ? "" : " (from \(origin))" }
 }
-
-/// The first line of a message (the diagnostic's headline), by bytes.
-public func firstLine(_ s: String) -> String {
-    guard let nl = s.utf8.firstIndex(of: 0x0A) else { return s }
-    return String(s[..<nl])
-}

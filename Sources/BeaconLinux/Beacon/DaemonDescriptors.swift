@@ -1,5 +1,4 @@
 import BeaconKit
-import BeaconLinux
 import Glibc
 
 /// The daemon's core descriptors (SPEC §5, robust loop edges): each is watched with a handler for
@@ -18,7 +17,7 @@ extension Daemon {
         }) { [weak self] in self?.onSignals() }
     }
 
-    static let signalsHandled = [SIGTERM, SIGINT, SIGHUP, SIGUSR1]
+    public static let signalsHandled = [SIGTERM, SIGINT, SIGHUP, SIGUSR1]
 
     func watchControl() {
         loop.watch(control.fd, lost: { [weak self] e in self?.controlLost(e) }) { [weak self] in self?.onDeviceEvents() }

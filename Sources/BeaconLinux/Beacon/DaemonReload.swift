@@ -1,11 +1,10 @@
 import BeaconKit
-import BeaconLinux
 
 /// SPEC §6: edits apply within a second without a restart; a refused edit keeps the last good
 /// beacon on air, says why (FILE:LINE:COL) and blinks the fault LED until a good edit arrives.
 /// What an edit must redo on air is the adapter session's policy's to decide, not this file's.
 extension Daemon: ConfigEditsDelegate {
-    func configEditsSettled() { reload() }
+    public func configEditsSettled() { reload() }
 
     func configFileChanged() {
         guard !stopping else { return }
@@ -19,8 +18,7 @@ extension Daemon: ConfigEditsDelegate {
         switch loadConfig(path: configPath) {
         case .failure(let e):
             let first = firstLine(e.message)
-            // Compared byte for byte: String == normalizes, which is slow on hostile text.
-            if !(sessions.refusedEdit?.utf8.elementsEqual(first.utf8) ?? false) {
+            if RefusedEditRule.shouldSay(first, shownNow: sessions.refusedEdit) {
                 log.error("config edit refused, keeping the beacon on air: \(e.message)")
             }
             sessions.refusedEdit = first

@@ -1,15 +1,16 @@
 import BeaconKit
-import BeaconLinux
 import Glibc
 
-/// `altbeacond run`: wires the kernel's event sources into one loop, routes each adapter's events
+/// `altbeacond run` (issue 50: in BeaconLinux, no longer the executable's): wires the kernel's event sources into one loop, routes each adapter's events
 /// to its `AdapterSession`, and shows one `DaemonStatus` on every output. Only the first config
 /// read and missing permissions end it (and SPEC §5's last escalation step, which restarts it).
-final class Daemon {
+public final class Daemon {
     let configPath: String
+    /// The daemon's version: the log's first line, the status file and the metrics.
+    let version: String
     let log = Logger()
-    let loop = EventLoop()
-    /// Replaced when it breaks (Descriptors.swift); the controllers read the current one.
+    public let loop = EventLoop()
+    /// Replaced when it breaks (DaemonDescriptors.swift); the controllers read the current one.
     let currentControl: CurrentControlSocket
     var control: HCIControlSocket {
         get { currentControl.socket }
@@ -19,16 +20,16 @@ final class Daemon {
     var signals: SignalDescriptor
     let notifier = SystemdNotifier()
     /// Every adapter session, the config generations, the status and its outputs.
-    let sessions: AdapterSessions
+    public let sessions: AdapterSessions
     var lights: LEDStatusOutput?
     /// The JSON status file (`altbeacond health`) and the Prometheus text file (`[metrics]`).
     var statusFile: StatusFileOutput?
     var metricsFile: StatusFileOutput?
     let startTime = wallClockSeconds()
-    /// config.toml's edits, read again once they settle (Reload.swift).
+    /// config.toml's edits, read again once they settle (DaemonReload.swift).
     let edits: ConfigEdits
     var rfkill: RfkillWatcher?
-    /// Changes from afar (Remote.swift), this daemon their host.
+    /// Changes from afar (DaemonRemote.swift), this daemon their host.
     lazy var remoteChanges = RemoteChanges(configPath: configPath, requestsPath: runtimeDirectory() + "/requests", loop: loop,
                                            log: log, host: self)
     let watchdogTimer: LoopTimer
@@ -37,10 +38,11 @@ final class Daemon {
     var stopping: Bool { sessions.stopping }
     var exitCode = ExitCode.ok
 
-    init(configPath: String, config: BeaconConfig, control: HCIControlSocket, monitor: HCIMonitorSocket,
-         signals: SignalDescriptor) {
-        // The parameters are the first descriptors only: a broken one is replaced (Descriptors.swift).
+    public init(configPath: String, version: String, config: BeaconConfig, control: HCIControlSocket, monitor: HCIMonitorSocket,
+                signals: SignalDescriptor) {
+        // The parameters are the first descriptors only: a broken one is replaced (DaemonDescriptors.swift).
         self.configPath = configPath
+        self.version = version
         let currentControl = CurrentControlSocket(control)
         self.currentControl = currentControl
         self.monitor = monitor
@@ -114,7 +116,7 @@ final class Daemon {
     }
 
     /// Runs until SIGTERM/SIGINT; the adapter never ends it (but for SPEC §5's last step).
-    func run(bytes: [UInt8]?) -> Int32 {
+    public func run(bytes: [UInt8]?) -> Int32 {
         start(bytes: bytes)
         loop.run()
         return exitCode
@@ -222,13 +224,13 @@ final class Daemon {
 }
 
 extension Daemon: AdapterSessionsHost {
-    func restartRequested() { restartNow() }
-    func adapterChanged(to index: UInt16) { retargetMonitor() }
-    func adapterBroughtUp(index: UInt16) { _ = try? monitor.readPackets() }
+    public func restartRequested() { restartNow() }
+    public func adapterChanged(to index: UInt16) { retargetMonitor() }
+    public func adapterBroughtUp(index: UInt16) { _ = try? monitor.readPackets() }
 }
 
 extension Daemon: EventLoopObserver {
-    func eventLoop(_ loop: EventLoop, pollFailed error: Errno) {
+    public func eventLoop(_ loop: EventLoop, pollFailed error: Errno) {
         log.error("poll() failed: \(error); dropping broken descriptors and going on")
     }
 }
