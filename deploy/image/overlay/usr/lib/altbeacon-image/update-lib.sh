@@ -33,7 +33,8 @@ is_download_failure() {
     *"Couldn't connect"*|*"Could not connect"*|*"Could not resolve"*|*"Couldn't resolve"*|*"imeout"*|*"timed out"*|\
     *"onnection refused"*|*"onnection reset"*|*"Network is unreachable"*|*"No route to host"*|*"transfer closed"*|\
     *"Recv failure"*|*"Send failure"*|*"HTTP error"*|*"HTTP status"*|*"returned error: 5"*|*"Failed to download"*|\
-    *"failed to download"*|*"Partial file"*|*"Failure when receiving"*) return 0 ;;
+    *"failed to download"*|*"Partial file"*|*"Failure when receiving"*|*"server not responding"*|\
+    *"Failed to stream bundle"*|*"failed to configure streaming"*) return 0 ;;
   esac
   return 1
 }
