@@ -62,7 +62,8 @@ mk_bundles() {
   [ -n "$keys" ] && [ -f "$keys/update-key.pem" ] \
     || die "the update boots sign with the test image's throwaway key: set ALTBEACOND_IMAGE_TEST_KEYS to the directory given to deploy/build-image --keys"
   rm -rf "$w/bundles"; mkdir -p "$w/bundles"
-  good_version="$version+up1" nobeacon_version="$version+nobeacon"
+  # the broken release newer than the good one (Debian's order): a card refuses an older one
+  good_version="$version+up1" nobeacon_version="$version+up2.nobeacon"
   # as extended regular expressions (expect's): a version's "." and "+" taken literally
   good_re=$(printf '%s' "$good_version" | sed 's/[.+]/\\&/g')
   nobeacon_re=$(printf '%s' "$nobeacon_version" | sed 's/[.+]/\\&/g')

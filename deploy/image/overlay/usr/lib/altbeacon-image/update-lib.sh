@@ -54,7 +54,8 @@ put_on_trial() {
   slot=$(target_slot)
   [ -n "$slot" ] || return 1
   version=$(sed -n 's/^version=//p' "${RAUC_BUNDLE_MOUNT_POINT:-/nonexistent}/manifest.raucm" 2>/dev/null | head -n1 | tr -cd '0-9A-Za-z.+~-')
-  if altbeacond health >/dev/null 2>&1 || [ $? -le 1 ]; then prior=on-air; else prior=off-air; fi
+  # the daemon's own status file named: RAUC's service may have a RUNTIME_DIRECTORY of its own
+  if altbeacond health --status /run/altbeacond/status.json >/dev/null 2>&1 || [ $? -le 1 ]; then prior=on-air; else prior=off-air; fi
   env_set ALTBEACON_TRIAL "$slot ${version:-unknown} $prior"
 }
 # one line, no characters that would break a key=value file or the boot state
