@@ -26,7 +26,7 @@ MON=$!
 local_is 'd["on_air"] is True and d["health"] == "on-air" and d["phase"] == "advertising" and d["adapter"] == "hci0" and d["frames_on_air"] == "altbeacon" and d["config_refused"] is False and d["version"]' 15 \
   || tb_fail "the local beacon not published on air"
 d=$(retained homeassistant/sensor/altbeacond_beacon__pi1/health/config)
-python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["state_topic"]=="altbeacond/pi1/beacon" and d["device"]["name"]=="pi1 beacon" and d["device"]["identifiers"][0]=="altbeacond_beacon__pi1" and d["device"]["identifiers"][1:]==["altbeacond_frame__altbeacon__2f234454-cf6d-4a0f-adf2-f4911ba9ffa6__1__2"] and d["device"]["via_device"]=="altbeacond__pi1" and d["device"]["manufacturer"]=="altbeacond" and d["options"]==["on-air","degraded","off-air","not-running","stale","unreadable"] and d["origin"]["sw_version"] and d["device"]["sw_version"], d' "$d" \
+python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["state_topic"]=="altbeacond/pi1/beacon" and d["device"]["name"]=="Beacon 1/2 2f234454" and d["device"]["identifiers"][0]=="altbeacond_beacon__pi1" and d["device"]["identifiers"][1:]==["altbeacond_frame__altbeacon__2f234454-cf6d-4a0f-adf2-f4911ba9ffa6__1__2"] and d["device"]["via_device"]=="altbeacond__pi1" and d["device"]["manufacturer"]=="altbeacond" and d["options"]==["on-air","degraded","off-air","not-running","stale","unreadable"] and d["origin"]["sw_version"] and d["device"]["sw_version"], d' "$d" \
   || tb_fail "the local beacon's discovery: $d"
 grep -q 'no \[expect\] tables, so no scan' /tmp/monitor.log || { cat /tmp/monitor.log; tb_fail "not said that nothing is scanned"; }
 ! grep -q 'scanning on' /tmp/monitor.log || { cat /tmp/monitor.log; tb_fail "the monitor scanned"; }

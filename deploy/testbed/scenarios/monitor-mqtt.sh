@@ -99,7 +99,7 @@ retained_json() {
 }
 retained_json altbeacond/testnode/beacons/b 'd["heard"] is True and d["adverts"] >= 1 and d["last_seen"] > 0 and "rssi" in d' "beacon b's topic"
 retained_json homeassistant/binary_sensor/altbeacond__testnode__altbeacon__2f234454-cf6d-4a0f-adf2-f4911ba9ffa6__3__4/connectivity/config \
-  'd["device_class"]=="connectivity" and d["state_topic"]=="altbeacond/testnode/beacons/b" and d["availability_topic"]=="altbeacond/testnode/status" and d["expire_after"]==120 and d["device"]["identifiers"]==["altbeacond_frame__altbeacon__2f234454-cf6d-4a0f-adf2-f4911ba9ffa6__3__4"] and "via_device" not in d["device"] and d["device"]["model"]=="AltBeacon" and d["name"]=="Heard by testnode" and d["unique_id"]=="altbeacond__testnode__altbeacon__2f234454-cf6d-4a0f-adf2-f4911ba9ffa6__3__4__connectivity"' \
+  'd["device_class"]=="connectivity" and d["state_topic"]=="altbeacond/testnode/beacons/b" and d["availability_topic"]=="altbeacond/testnode/status" and d["expire_after"]==120 and d["device"]["identifiers"]==["altbeacond_frame__altbeacon__2f234454-cf6d-4a0f-adf2-f4911ba9ffa6__3__4"] and "via_device" not in d["device"] and d["device"]["model"]=="Beacon (UUID, major, minor)" and d["device"]["name"]=="Beacon 3/4 2f234454" and d["name"]=="Heard by testnode" and d["unique_id"]=="altbeacond__testnode__altbeacon__2f234454-cf6d-4a0f-adf2-f4911ba9ffa6__3__4__connectivity"' \
   "discovery of b"
 retained_json homeassistant/binary_sensor/altbeacond__testnode/monitor/config \
   'd["state_topic"]=="altbeacond/testnode/status" and d["device"]["identifiers"]==["altbeacond__testnode"]' "the observer's discovery"
