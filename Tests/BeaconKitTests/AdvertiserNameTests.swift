@@ -102,7 +102,7 @@ final class AdvertiserNameTests: XCTestCase {
         b.controller.apply(.leSetScanResponseData, LESetScanResponseData(data: [0x04, 0x09, 0x61, 0x62, 0x63]).parameters)
         // One probe in `scanResponseProbeEvery` re-sends it (the HCI monitor repairs a write it sees
         // at once; this is the net for one it missed); the others cost no command for it.
-        let every = AdvertiserProcedure.scanResponseProbeEvery
+        let every = FrameRotation.scanResponseProbeEvery
         for k in 1...every {
             let before = b.sent.count
             b.run(b.p.probe(now: 5000 * Int64(k)))

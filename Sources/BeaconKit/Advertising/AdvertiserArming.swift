@@ -26,17 +26,16 @@ extension AdvertiserProcedure {
             var a: [AdvertiserAction] = []
             if let error { a.append(.log(.warning, "\(adapter) down: \(error)")) }
             // A controller taken down forgets its sets and advertising.
-            armed.handles = []
-            armed.legacy = false
+            ours.controllerForgot()
             controller.forget()
             work.stage = .poweringUp
             return a + [.power(up: true)]
         case .poweringUp:
             if let error, error != .alreadyInProgress { return finishArm(.failure(ArmFailure(error, bringingUp: true)), now) }
             if error == nil { controller.forget() }   // the kernel's setup reset it
-            self.randomAddress = randomAddress
+            frames.randomAddress = randomAddress
             work.stage = .readingVersion
-            work.steps = [.send(.fixed(ReadLocalVersion()), Handling())]
+            steps.list = [.send(.fixed(ReadLocalVersion()), .init())]
             return [.event(.broughtUp)] + next(now)
         default:
             return []
@@ -61,7 +60,7 @@ extension AdvertiserProcedure {
             if let failure { return finishArm(.failure(ArmFailure(failure)), now) }
             guard let v = reply as? LocalVersionReply else { return finishArm(.failure(ArmFailure(.shortReply(.readLocalVersion))), now) }
             work.stage = .readingFeatures(v)
-            work.steps = [.send(.fixed(LEReadLocalSupportedFeatures()), Handling())]
+            steps.list = [.send(.fixed(LEReadLocalSupportedFeatures()), .init())]
             return next(now)
         case .readingFeatures(let v):
             if let failure { return finishArm(.failure(ArmFailure(failure)), now) }
@@ -72,7 +71,7 @@ extension AdvertiserProcedure {
                 return configureNow(now)
             }
             work.stage = .readingSets(i)
-            work.steps = [.send(.fixed(LEReadNumberOfSupportedAdvertisingSets()), Handling())]
+            steps.list = [.send(.fixed(LEReadNumberOfSupportedAdvertisingSets()), .init())]
             return next(now)
         case .readingSets(var i):
             // The only reply a failure or a short one may miss: the count is for the status and the
@@ -81,15 +80,15 @@ extension AdvertiserProcedure {
             info = i
             // Once per session, before the first arm: sets a previous process left (SIGKILL, a
             // watchdog abort, a config with more frames) are cleared, so none stays beside ours.
-            guard !armed.clearedPrevious else { return configureNow(now) }
-            let quiet = Handling(tolerating: [.commandDisallowed, .unknownCommand, .unknownAdvertisingIdentifier])
+            guard !ours.clearedPrevious else { return configureNow(now) }
+            let quiet = CommandSteps.Handling(tolerating: [.commandDisallowed, .unknownCommand, .unknownAdvertisingIdentifier])
             work.stage = .clearingPrevious
-            work.steps = [.send(.fixed(LEDisableAllExtendedAdvertising()), quiet), .send(.fixed(LEClearAdvertisingSets()), quiet)]
+            steps.list = [.send(.fixed(LEDisableAllExtendedAdvertising()), quiet), .send(.fixed(LEClearAdvertisingSets()), quiet)]
             return next(now)
         case .clearingPrevious:
             if failure == nil {
-                armed.clearedPrevious = true
-                armed.handles = []
+                ours.clearedPrevious = true
+                ours.handles = []
             }
             return configureNow(now)
         case .updatingSlots:
@@ -102,7 +101,7 @@ extension AdvertiserProcedure {
             guard let failure else { return finishArm(onAir(p, now), now) }
             if case .status(_, .commandDisallowed) = failure, fallback {
                 // Controllers may refuse extended commands once legacy ones were used, until reset.
-                let turns = frames.count > 1 ? ", the frames in turn" : ""
+                let turns = frames.configured.count > 1 ? ", the frames in turn" : ""
                 return [.log(.warning, "\(adapter) refuses extended advertising now; advertising with legacy commands\(turns), until the adapter restarts")]
                     + armLegacy(now, fallback: false)
             }
@@ -124,16 +123,16 @@ extension AdvertiserProcedure {
 
     mutating func configureNow(_ now: Int64) -> [AdvertiserAction] {
         guard channelOpen, let info, case .arm(_, _, let scope, let sameFrames)? = work.operation else { return finishArm(.failure(.missing), now) }
-        if scope == .data, sameFrames, let plan {
+        if scope == .data, sameFrames, let plan = ours.plan {
             work.stage = .updatingSlots
-            work.steps = []
+            steps.list = []
             for s in 0..<plan.slotCount {
                 let r = plan.frames(inSlot: s)
-                let f = r.count > 1 ? r.lowerBound + rotation.turn % r.count : r.lowerBound
+                let f = rotation.frame(in: r)
                 let h = plan.handle(ofSlot: s)
-                if controller.slot(h)?.data == payload(ofFrame: f, now: now),
-                   frames[f].scanResponse.isEmpty || controller.slot(h)?.scanResponse == frames[f].scanResponse { continue }
-                work.steps += frameSteps(f, h, resend: false)
+                if controller.slot(h)?.data == frames.payload(ofFrame: f, now: now),
+                   frames.configured[f].scanResponse.isEmpty || controller.slot(h)?.scanResponse == frames.configured[f].scanResponse { continue }
+                steps.list += frameSteps(f, h, resend: false)
             }
             return next(now)
         }
@@ -144,102 +143,58 @@ extension AdvertiserProcedure {
     mutating func configure(_ info: ControllerInfo, _ now: Int64) -> [AdvertiserAction] {
         guard case .arm(_, let config, _, _)? = work.operation else { return [] }
         var a: [AdvertiserAction] = []
-        var wantsExtended = info.hasExtendedAdvertising && (frames.count > 1 || (sending.keepsFamily && lastPlan?.handles != nil))
-        if config.bluetooth.txPowerDbm != nil {
-            if info.hasExtendedAdvertising {
-                wantsExtended = true
-            } else if !warned.txPower {
-                warned.txPower = true
-                a.append(.log(.warning, "tx_power_dbm is ignored: \(config.bluetooth.adapter) has no LE extended advertising (\(info.versionName))"))
-            }
-        }
-        sending.txPowerDbm = config.bluetooth.txPowerDbm
+        let power = frames.takeTxPower(config, info)
+        if let warning = power.warning { a.append(.log(.warning, warning)) }
+        let wantsExtended = info.hasExtendedAdvertising
+            && (power.needsSets || frames.configured.count > 1 || (frames.keepsFamily && ours.lastPlan?.handles != nil))
         work.stage = .leaving(toExtended: wantsExtended)
-        work.steps = leaveSteps(toSets: wantsExtended ? extendedPlan(info).handles ?? [] : nil)
-        if !work.steps.isEmpty { plan = nil }
+        steps.list = ours.leaveSteps(toSets: wantsExtended ? extendedPlan(info).handles ?? [] : nil)
+        if !steps.list.isEmpty { ours.plan = nil }
         return a + next(now)
     }
 
     func extendedPlan(_ info: ControllerInfo) -> AirPlan {
-        AirPlan(handles: AirPlan.handles(frames: frames.count, supportedSets: info.advertisingSets), frameCount: frames.count)
-    }
-
-    /// Switching between legacy commands and sets, or to fewer or other sets: every set we
-    /// configured on this controller and the new plan does not use is disabled and removed (not
-    /// only those of the last plan: a failed arm forgets its plan, the sets stay), and legacy
-    /// advertising is disabled when sets take over; else the old frames stay on air beside the
-    /// new. Best effort: whatever the controller says, the new setup goes on.
-    func leaveSteps(toSets handles: [UInt8]?) -> [Step] {
-        var list: [Step] = []
-        for h in armed.handles.subtracting(handles ?? []).sorted(by: >) {
-            list.append(.send(.disable(handle: h), Handling(tolerating: [.commandDisallowed, .unknownAdvertisingIdentifier, .unknownCommand], twice: true, bestEffort: true)))
-            // Forgotten only once the controller says it is gone: a set whose disable or
-            // removal failed stays ours to take down (at the next arm, a stop, a move).
-            list.append(.send(.fixed(LERemoveAdvertisingSet(handle: h)), Handling(tolerating: [.unknownAdvertisingIdentifier], twice: true, bestEffort: true, then: .removedHandle(h))))
-        }
-        if armed.legacy && handles != nil {
-            list.append(.send(.disable(handle: nil), Handling(tolerating: [.commandDisallowed], twice: true, bestEffort: true, then: .legacyDisarmed)))
-        }
-        return list
+        AirPlan(handles: AirPlan.handles(frames: frames.configured.count, supportedSets: info.advertisingSets), frameCount: frames.configured.count)
     }
 
     mutating func armLegacy(_ now: Int64, fallback: Bool) -> [AdvertiserAction] {
-        let p = AirPlan(handles: nil, frameCount: frames.count)
-        let random = chooseOwnAddress()
+        let p = AirPlan(handles: nil, frameCount: frames.configured.count)
+        let random = frames.chooseOwnAddress()
         work.stage = .legacy(p, fallback: fallback)
-        work.steps = [.send(.disable(handle: nil), Handling(tolerating: [.commandDisallowed]))]
+        steps.list = [.send(.disable(handle: nil), .init(tolerating: [.commandDisallowed]))]
         // Allowed only while advertising is off, hence after the disable.
-        if let random { work.steps.append(.send(.legacyRandomAddress(random), Handling())) }
-        let first = rotation.legacyFirstFrame < frames.count ? rotation.legacyFirstFrame : 0
-        work.steps += [.send(.parameters(handle: nil, frame: first, configured: true), Handling()), .mark(.firstTurn(first))]
-        work.steps += frameSteps(first, nil)
-        work.steps += [.mark(.legacyArmed), .send(.enable(handle: nil), Handling(linkAware: true))]
+        if let random { steps.list.append(.send(.legacyRandomAddress(random), .init())) }
+        let first = rotation.legacyStart(frameCount: frames.configured.count)
+        steps.list += [.send(.parameters(handle: nil, frame: first, configured: true), .init()), .mark(.firstTurn(first))]
+        steps.list += frameSteps(first, nil)
+        steps.list += [.mark(.legacyArmed), .send(.enable(handle: nil), .init(linkAware: true))]
         return next(now)
     }
 
     mutating func armExtended(_ now: Int64, fallback: Bool) -> [AdvertiserAction] {
         guard let info else { return finishArm(.failure(.missing), now) }
         let p = extendedPlan(info)
-        let random = chooseOwnAddress()
+        let random = frames.chooseOwnAddress()
         work.stage = .extended(p, fallback: fallback)
-        work.steps = [.mark(.firstTurn(0))]
+        steps.list = [.mark(.firstTurn(0))]
         for s in 0..<p.slotCount {
             guard let h = p.handle(ofSlot: s) else { continue }
             let f = p.frames(inSlot: s).lowerBound
-            work.steps += [.mark(.armedHandle(h)),
-                      .send(.disable(handle: h), Handling(tolerating: [.commandDisallowed, .unknownAdvertisingIdentifier])),
-                      .send(.parameters(handle: h, frame: f, configured: true), Handling())]
+            steps.list += [.mark(.armedHandle(h)),
+                      .send(.disable(handle: h), .init(tolerating: [.commandDisallowed, .unknownAdvertisingIdentifier])),
+                      .send(.parameters(handle: h, frame: f, configured: true), .init())]
             // A set's random address: after its parameters (which create the set).
-            if let random { work.steps.append(.send(.fixed(LESetAdvertisingSetRandomAddress(handle: h, random)), Handling())) }
-            work.steps += frameSteps(f, h)
-            work.steps.append(.send(.enable(handle: h), Handling(linkAware: true)))
+            if let random { steps.list.append(.send(.fixed(LESetAdvertisingSetRandomAddress(handle: h, random)), .init())) }
+            steps.list += frameSteps(f, h)
+            steps.list.append(.send(.enable(handle: h), .init(linkAware: true)))
         }
         return next(now)
     }
 
-    /// Frame `f`'s payload and, for a scannable one (the beacon's name, the GATT identity), its
-    /// scan response into set `h` (legacy: nil): each frame's turn carries its own. A scan response
-    /// the controller already holds (the frames of a rotation share the name) is not sent again.
-    func frameSteps(_ f: Int, _ h: UInt8?, resend: Bool = true) -> [Step] {
-        var list: [Step] = [.send(.data(handle: h, frame: f), Handling())]
-        let response = frames[f].scanResponse
-        if !response.isEmpty && (resend || controller.slot(h)?.scanResponse != response) {
-            list.append(.send(.scanResponse(handle: h, frame: f), Handling()))
-        }
-        return list
-    }
-
-    /// The static random address this arm sends from (nil: the public one), noted in `ownAddress`.
-    mutating func chooseOwnAddress() -> BluetoothAddress? {
-        sending.ownAddress = randomAddress == nil ? .public : .random
-        return randomAddress
-    }
-
     /// Records plan `p` on air.
     mutating func onAir(_ p: AirPlan, _ now: Int64) -> Result<AirSummary, ArmFailure> {
-        plan = p
-        lastPlan = p
-        for s in 0..<p.slotCount { counter.enabled(slot: s, intervalMs: effectiveIntervalMs, at: now) }
+        ours.onAir(p)
+        for s in 0..<p.slotCount { frames.counter.enabled(slot: s, intervalMs: frames.effectiveIntervalMs, at: now) }
         return .success(summary)
     }
 
@@ -247,7 +202,7 @@ extension AdvertiserProcedure {
         guard case .arm(let g, _, _, _)? = work.operation else { return [] }
         work.operation = nil
         work.stage = .idle
-        work.steps = []
+        steps.list = []
         if case .failure = result { offAir(now) }
         return [.event(.armed(generation: g, result))]
     }

@@ -45,6 +45,17 @@ public struct AdvertisingState: Equatable, Sendable {
     /// The slot a plan's slot is: set `handle`, or legacy advertising (nil).
     public func slot(_ handle: UInt8?) -> Slot? { handle.map { sets[$0] } ?? legacy }
 
+    /// Connectable advertising is enabled (legacy or a set).
+    public var connectableEnabled: Bool {
+        (legacy.enabled && legacy.connectable) || sets.values.contains { $0.enabled && $0.connectable }
+    }
+
+    /// A central connected: the controller ends the connectable set (legacy: all advertising).
+    public mutating func connectableEnded() {
+        if legacy.connectable { legacy.enabled = false }
+        for (h, s) in sets where s.connectable { sets[h]?.enabled = false }
+    }
+
     /// A reset, a power cycle: nothing configured.
     public mutating func forget() { self = AdvertisingState() }
 
