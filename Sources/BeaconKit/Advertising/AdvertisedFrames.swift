@@ -66,18 +66,6 @@ struct AdvertisedFrames {
         return configured.contains { $0.frame.carriesTelemetry }
     }
 
-    /// Frame `f`'s payload and, for a scannable one (the beacon's name, the GATT identity), its
-    /// scan response into set `h` (legacy: nil): each frame's turn carries its own. A scan response
-    /// `controller` already holds (the frames of a rotation share the name) is not sent again.
-    func steps(forFrame f: Int, _ h: UInt8?, controller: AdvertisingState, resend: Bool = true) -> [CommandSteps.Step] {
-        var list: [CommandSteps.Step] = [.send(.data(handle: h, frame: f), .init())]
-        let response = configured[f].scanResponse
-        if !response.isEmpty && (resend || controller.slot(h)?.scanResponse != response) {
-            list.append(.send(.scanResponse(handle: h, frame: f), .init()))
-        }
-        return list
-    }
-
     /// Takes `config`'s TX power; true when only sets can send it (`info` has them). Where the
     /// controller has none, the power is ignored, said once (the warning returned).
     mutating func takeTxPower(_ config: BeaconConfig, _ info: ControllerInfo) -> (needsSets: Bool, warning: String?) {

@@ -8,7 +8,7 @@ extension AdvertiserProcedure {
         if let error { return finishArm(.failure(ArmFailure(error)), now) }
         channelOpen = true
         guard case .arm(_, _, let scope, _)? = work.operation else { return [] }
-        return prepare(powerCycle: scope == .powerCycle)
+        return prepare(powerCycle: scope == .powerCycle, now)
     }
 
     /// The channel broke (the controller went away under it): the command in flight fails by itself.
@@ -21,76 +21,52 @@ extension AdvertiserProcedure {
     /// HCIDEVUP/HCIDEVDOWN returned `error` (nil: done); `randomAddress`: the static random
     /// address to send from now (the address repair may have chosen one during the bring-up).
     public mutating func powered(_ error: Errno?, randomAddress: BluetoothAddress?, now: Int64) -> [AdvertiserAction] {
-        switch work.stage {
-        case .poweringDown:
-            var a: [AdvertiserAction] = []
+        guard case .bringingUp = work.stage, let stage = bringUp.stage else { return [] }
+        let next = bringUp.powered(error)
+        var a: [AdvertiserAction] = []
+        if stage == .poweringDown {
             if let error { a.append(.log(.warning, "\(adapter) down: \(error)")) }
             // A controller taken down forgets its sets and advertising.
             ours.controllerForgot()
             controller.forget()
-            work.stage = .poweringUp
-            return a + [.power(up: true)]
-        case .poweringUp:
-            if let error, error != .alreadyInProgress { return finishArm(.failure(ArmFailure(error, bringingUp: true)), now) }
+        } else if case .send? = next {
             if error == nil { controller.forget() }   // the kernel's setup reset it
             frames.randomAddress = randomAddress
-            work.stage = .readingVersion
-            steps.list = [.send(.fixed(ReadLocalVersion()), .init())]
-            return [.event(.broughtUp)] + next(now)
-        default:
-            return []
+            a.append(.event(.broughtUp))
         }
+        return a + bringingUp(next, now)
     }
 
-    mutating func prepare(powerCycle: Bool) -> [AdvertiserAction] {
-        guard powerCycle else {
-            work.stage = .poweringUp
-            return [.power(up: true)]
+    mutating func prepare(powerCycle: Bool, _ now: Int64) -> [AdvertiserAction] {
+        work.stage = .bringingUp
+        let next = bringUp.start(powerCycle: powerCycle)
+        guard powerCycle else { return bringingUp(next, now) }
+        return [.log(.notice, "taking \(adapter) down and up: the kernel re-runs the controller's setup")] + bringingUp(next, now)
+    }
+
+    /// What the bring-up asks for next, done; once it ends, the frames are configured.
+    mutating func bringingUp(_ next: ControllerBringUp.Next?, _ now: Int64) -> [AdvertiserAction] {
+        switch next {
+        case nil: return []
+        case .power(let up)?: return [.power(up: up)]
+        case .send(let list)?:
+            steps.replace(with: list)
+            return self.next(now)
+        case .ready(let i, let clearedSets)?:
+            info = i
+            if clearedSets { ours.handles = [] }
+            return configureNow(now)
+        case .failed(let f)?: return finishArm(.failure(f), now)
         }
-        work.stage = .poweringDown
-        return [.log(.notice, "taking \(adapter) down and up: the kernel re-runs the controller's setup"), .power(up: false)]
     }
 
     /// A stage's list ended: `failure` (nil: every step done), `reply`: the last command's, decoded.
     mutating func stageEnded(_ failure: HCICommandFailure?, reply: (any HCIReply)?, _ now: Int64) -> [AdvertiserAction] {
         switch work.stage {
-        case .idle, .opening, .poweringDown, .poweringUp:
+        case .idle, .opening:
             return []
-        case .readingVersion:
-            if let failure { return finishArm(.failure(ArmFailure(failure)), now) }
-            guard let v = reply as? LocalVersionReply else { return finishArm(.failure(ArmFailure(.shortReply(.readLocalVersion))), now) }
-            work.stage = .readingFeatures(v)
-            steps.list = [.send(.fixed(LEReadLocalSupportedFeatures()), .init())]
-            return next(now)
-        case .readingFeatures(let v):
-            if let failure { return finishArm(.failure(ArmFailure(failure)), now) }
-            guard let f = reply as? LEFeaturesReply else { return finishArm(.failure(ArmFailure(.shortReply(.leReadLocalFeatures))), now) }
-            let i = ControllerInfo(hciVersion: v.hciVersion, manufacturer: v.manufacturer, leFeatures: f.bits)
-            guard i.hasExtendedAdvertising else {
-                info = i
-                return configureNow(now)
-            }
-            work.stage = .readingSets(i)
-            steps.list = [.send(.fixed(LEReadNumberOfSupportedAdvertisingSets()), .init())]
-            return next(now)
-        case .readingSets(var i):
-            // The only reply a failure or a short one may miss: the count is for the status and the
-            // log, and the sets are tried whatever it says.
-            if failure == nil, let sets = reply as? AdvertisingSetCountReply { i.advertisingSets = sets.count }
-            info = i
-            // Once per session, before the first arm: sets a previous process left (SIGKILL, a
-            // watchdog abort, a config with more frames) are cleared, so none stays beside ours.
-            guard !ours.clearedPrevious else { return configureNow(now) }
-            let quiet = CommandSteps.Handling(tolerating: [.commandDisallowed, .unknownCommand, .unknownAdvertisingIdentifier])
-            work.stage = .clearingPrevious
-            steps.list = [.send(.fixed(LEDisableAllExtendedAdvertising()), quiet), .send(.fixed(LEClearAdvertisingSets()), quiet)]
-            return next(now)
-        case .clearingPrevious:
-            if failure == nil {
-                ours.clearedPrevious = true
-                ours.handles = []
-            }
-            return configureNow(now)
+        case .bringingUp:
+            return bringingUp(bringUp.stepsEnded(failure, reply: reply), now)
         case .updatingSlots:
             guard failure != nil, let info else { return finishArm(.success(summary), now) }
             return configure(info, now)
@@ -125,15 +101,7 @@ extension AdvertiserProcedure {
         guard channelOpen, let info, case .arm(_, _, let scope, let sameFrames)? = work.operation else { return finishArm(.failure(.missing), now) }
         if scope == .data, sameFrames, let plan = ours.plan {
             work.stage = .updatingSlots
-            steps.list = []
-            for s in 0..<plan.slotCount {
-                let r = plan.frames(inSlot: s)
-                let f = rotation.frame(in: r)
-                let h = plan.handle(ofSlot: s)
-                if controller.slot(h)?.data == frames.payload(ofFrame: f, now: now),
-                   frames.configured[f].scanResponse.isEmpty || controller.slot(h)?.scanResponse == frames.configured[f].scanResponse { continue }
-                steps.list += frameSteps(f, h, resend: false)
-            }
+            steps.replace(with: slotSteps.changedSlots(plan, rotation: rotation, now: now))
             return next(now)
         }
         return configure(info, now)
@@ -161,13 +129,7 @@ extension AdvertiserProcedure {
         let p = AirPlan(handles: nil, frameCount: frames.configured.count)
         let random = frames.chooseOwnAddress()
         work.stage = .legacy(p, fallback: fallback)
-        steps.list = [.send(.disable(handle: nil), .init(tolerating: [.commandDisallowed]))]
-        // Allowed only while advertising is off, hence after the disable.
-        if let random { steps.list.append(.send(.legacyRandomAddress(random), .init())) }
-        let first = rotation.legacyStart(frameCount: frames.configured.count)
-        steps.list += [.send(.parameters(handle: nil, frame: first, configured: true), .init()), .mark(.firstTurn(first))]
-        steps.list += frameSteps(first, nil)
-        steps.list += [.mark(.legacyArmed), .send(.enable(handle: nil), .init(linkAware: true))]
+        steps.replace(with: slotSteps.legacyArm(first: rotation.legacyStart(frameCount: p.frameCount), random: random))
         return next(now)
     }
 
@@ -176,18 +138,7 @@ extension AdvertiserProcedure {
         let p = extendedPlan(info)
         let random = frames.chooseOwnAddress()
         work.stage = .extended(p, fallback: fallback)
-        steps.list = [.mark(.firstTurn(0))]
-        for s in 0..<p.slotCount {
-            guard let h = p.handle(ofSlot: s) else { continue }
-            let f = p.frames(inSlot: s).lowerBound
-            steps.list += [.mark(.armedHandle(h)),
-                      .send(.disable(handle: h), .init(tolerating: [.commandDisallowed, .unknownAdvertisingIdentifier])),
-                      .send(.parameters(handle: h, frame: f, configured: true), .init())]
-            // A set's random address: after its parameters (which create the set).
-            if let random { steps.list.append(.send(.fixed(LESetAdvertisingSetRandomAddress(handle: h, random)), .init())) }
-            steps.list += frameSteps(f, h)
-            steps.list.append(.send(.enable(handle: h), .init(linkAware: true)))
-        }
+        steps.replace(with: slotSteps.extendedArm(p, random: random))
         return next(now)
     }
 

@@ -7,7 +7,8 @@
 /// and telemetry refreshes queue behind each other.
 ///
 /// It sequences operations; its parts own the rest: `AdvertisedFrames` (the frames' bytes and how
-/// they are sent), `CommandSteps` (one command in flight, how a refusal counts), `OwnedAdvertising`
+/// they are sent), `CommandSteps` (one command in flight, how a refusal counts), `ControllerBringUp` (learning
+/// the controller), `OwnedAdvertising`
 /// (what of ours is on the controller), `FrameRotation`, `CentralLinks`, and `AdvertisingState`
 /// (the controller's model, which the tests' controller also runs on).
 public struct AdvertiserProcedure {
@@ -22,6 +23,7 @@ public struct AdvertiserProcedure {
     var steps = CommandSteps()
     var ours = OwnedAdvertising()
     var rotation = FrameRotation()
+    var bringUp = ControllerBringUp()
     /// The operation in flight, its stage, and what waits behind it.
     var work = Work()
 
@@ -101,7 +103,7 @@ public struct AdvertiserProcedure {
             work.stage = .opening
             return a + [.openChannel]
         }
-        a += prepare(powerCycle: scope == .powerCycle)
+        a += prepare(powerCycle: scope == .powerCycle, now)
         return a
     }
 
@@ -167,6 +169,7 @@ public struct AdvertiserProcedure {
     /// Drops the operation in flight and those waiting: their replies are abandoned.
     mutating func supersede() -> [AdvertiserAction] {
         work = Work()
+        bringUp.stop()
         steps.replace(with: [])
         return channelOpen ? [.abandonCommands] : []
     }

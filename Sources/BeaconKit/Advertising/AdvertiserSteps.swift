@@ -3,11 +3,9 @@
 /// a list (or a failure) goes to the stage, which picks what follows (`stageEnded`).
 extension AdvertiserProcedure {
     enum Stage {
-        case idle, opening, poweringDown, poweringUp
-        case readingVersion
-        case readingFeatures(LocalVersionReply)
-        case readingSets(ControllerInfo)
-        case clearingPrevious
+        case idle, opening
+        /// `ControllerBringUp` has the stage.
+        case bringingUp
         /// An edit that changed frames' contents only: just the slots whose bytes changed.
         case updatingSlots
         case leaving(toExtended: Bool)
@@ -74,8 +72,6 @@ extension AdvertiserProcedure {
         if case .firstTurn(let t) = m { rotation.turn = t } else { ours.note(m) }
     }
 
-    /// Frame `f`'s steps into set `h` (legacy: nil): `AdvertisedFrames.steps(forFrame:)`.
-    func frameSteps(_ f: Int, _ h: UInt8?, resend: Bool = true) -> [CommandSteps.Step] {
-        frames.steps(forFrame: f, h, controller: controller, resend: resend)
-    }
+    /// The lists of steps each operation sends, from the frames and the controller as they are now.
+    var slotSteps: SlotSteps { SlotSteps(frames: frames, controller: controller) }
 }

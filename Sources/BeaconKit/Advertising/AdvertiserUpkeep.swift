@@ -15,34 +15,15 @@ extension AdvertiserProcedure {
         switch op {
         case .rotate:
             guard let plan = ours.plan, plan.rotates, channelOpen else { return finishUpkeep(nil, now) }
-            let s = plan.slotCount - 1, h = plan.handle(ofSlot: s)
+            let s = plan.slotCount - 1
             let (from, to) = rotation.advance(in: plan.frames(inSlot: s))
-            guard frames.pdu(ofFrame: from) != frames.pdu(ofFrame: to) else {
-                steps.list = frameSteps(to, h, resend: false)
-                break
-            }
-            // To or from the GATT identity's turn: the PDU type changes, which only parameters set
-            // while advertising is off can do (and a set's scan response only once it is scannable).
-            let quiet = CommandSteps.Handling(tolerating: [.commandDisallowed])
-            steps.list = [.send(.disable(handle: h), quiet), .send(.parameters(handle: h, frame: to, configured: false), .init())]
-                + frameSteps(to, h) + [.send(.enable(handle: h), quiet)]
+            steps.list = slotSteps.turn(plan.handle(ofSlot: s), from: from, to: to)
         case .refreshPayloads:
             guard let plan = ours.plan, channelOpen else { return finishUpkeep(nil, now) }
-            steps.list = frames.standingRefreshedSlots(plan).flatMap { frameSteps($0, plan.handle(ofSlot: $0), resend: false) }
+            steps.list = slotSteps.refresh(plan)
         case .probe:
             guard channelOpen, let plan = ours.plan else { return finishUpkeep(.missing, now) }
-            let withScanResponse = rotation.probeResendsScanResponses()
-            for s in 0..<plan.slotCount {
-                let h = plan.handle(ofSlot: s)
-                guard let slot = controller.slot(h) else { continue }
-                steps.list.append(.send(.slotData(handle: h), .init()))
-                // The name (or the GATT identity's) answers scan requests again too.
-                if withScanResponse && slot.scannable && !slot.scanResponse.isEmpty {
-                    steps.list.append(.send(.slotScanResponse(handle: h), .init()))
-                }
-                // An enable when already enabled may be answered Command Disallowed: not a failure.
-                steps.list.append(.send(.enable(handle: h), .init(tolerating: [.commandDisallowed])))
-            }
+            steps.list = slotSteps.probe(plan, withScanResponse: rotation.probeResendsScanResponses())
         case .arm, .takeDown:
             break
         }

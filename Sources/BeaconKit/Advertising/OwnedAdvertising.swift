@@ -1,6 +1,5 @@
 /// What of ours the controller holds beyond its model (`AdvertisingState`): every set we
-/// configured and did not remove since, legacy advertising we enabled, whether a previous
-/// process's sets were cleared, and how the frames share the controller (the plan on air and
+/// configured and did not remove since, legacy advertising we enabled, and how the frames share the controller (the plan on air and
 /// the last arm's). What a new plan, a stop or an adapter move must take off air comes from here.
 struct OwnedAdvertising {
     /// Every set handle configured on this controller and not removed since: what a new plan
@@ -8,8 +7,6 @@ struct OwnedAdvertising {
     var handles: Set<UInt8> = []
     /// Legacy advertising may be enabled (we enabled it and did not disable it since).
     var legacy = false
-    /// Sets of a previous process were cleared (once per session, at its first arm).
-    var clearedPrevious = false
     /// How the frames share the controller; nil when nothing of ours is known to be on air.
     var plan: AirPlan?
     /// The plan of the last arm, kept for the monitor and the status while re-arming.
