@@ -8,6 +8,10 @@
 /// ObjectManager.GetManagedObjects (one service, one read-only characteristic) before it answers,
 /// and later GattCharacteristic1.ReadValue for each central's read. bluetoothd leaving the bus,
 /// or the adapter leaving bluetoothd, ends the registration; it is made again when they are back.
+///
+/// Size (about 340 lines, 8 fields): one D-Bus conversation with bluetoothd, both ways on one
+/// serial counter: our calls, its signals, its calls on our objects (answered only to its name);
+/// split, both halves would share the owner, the identity wanted and the serials.
 public struct BlueZGATTRegistration: Sendable {
     public static let bluez = "org.bluez"
     public static let rootPath = "/org/altbeacond/identity"

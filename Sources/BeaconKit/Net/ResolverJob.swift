@@ -2,6 +2,9 @@
 // which name and server to ask next, what an answer means, and the failure in words that name
 // what was tried.
 
+/// Size: 13 stored fields, one past 12: the lookup asked for (host, names, servers, multicast),
+/// where its walk is (name, try, server, settled), the attempt's queries and answers, and what each
+/// server said, which `failure` names; one lookup's record, start to failure.
 public struct ResolverJob: Sendable {
     /// What one server (or, for mDNS, one round of queries) came to.
     public enum Outcome: Equatable, Sendable {

@@ -6,6 +6,10 @@ import Glibc
 /// the controller refuses legacy scanning (SPEC §3's Command Disallowed rule holds for scanning
 /// too). Every call starts a new generation: answers naming an older one are dropped, so a
 /// superseded sequence goes no further and reports nothing.
+///
+/// Size (about 310 lines, 7 fields): one command sequence, start to stop, with its Action type and
+/// each step's fallback and busy retry; split, the generation that drops a superseded sequence's
+/// answers would be read across types.
 public struct ScanProcedure: Sendable {
     public enum Action: Sendable, Equatable {
         /// Open the adapter's channel; answer `opened` (ENODEV: no such adapter) on a later turn.

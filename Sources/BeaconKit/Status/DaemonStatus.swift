@@ -1,6 +1,10 @@
 /// What the daemon is doing, as one value: computed once per change from the adapter session's
 /// policy and the last edit, and handed to every `StatusOutput` (the LEDs, systemd's STATUS=, and
 /// whatever a later output adds). Pure and Equatable, so "did anything change?" is one comparison.
+///
+/// Size: 21 stored fields, each a figure the outputs show (status.json, STATUS=, the metrics, the
+/// LEDs; docs/monitoring.md); a record, not a machine: split, "did anything change?" would no
+/// longer be one comparison.
 public struct DaemonStatus: Equatable, Sendable {
     /// The policy's phase, one type for both.
     public typealias Phase = PolicyPhase

@@ -18,6 +18,10 @@ struct TOMLToken: Equatable, Sendable {
 /// emits tokens and names the next state. TOML's grammar is line-oriented, so the lexer also
 /// enforces the shape of each line (`key = value`, or `[table]`), and the parser only has to
 /// give the tokens their meaning. Every state either consumes input or ends, so it terminates.
+///
+/// Size (about 460 lines over 2 files): five states, one function each, read in order as lex.go's
+/// are, and the TOML 1.0 scalars they take (strings, escapes, integers) on the same cursor; split,
+/// the cursor (i, line, column) would be shared across types.
 struct TOMLLexer {
     enum State: Equatable {
         case lineStart

@@ -20,6 +20,10 @@ public protocol AdapterSessionHost: AnyObject {
 /// adapter's kernel events and monitored commands here by index. The advertiser's outcomes
 /// arrive on later loop turns and are fed to the policy one event at a time, so nothing here
 /// re-enters itself.
+///
+/// Size: 13 stored fields, one past 12: this adapter's parts (policy, advertiser, the policy's
+/// timers, the controller and its address), host, loop and log, and the queue that keeps the policy
+/// from being re-entered, with the retire under way; the policy decides.
 public final class AdapterSession: AdvertiserEvents {
     public let index: UInt16
     public private(set) var policy: OnAirPolicy

@@ -4,6 +4,10 @@ import Glibc
 /// `altbeacond run` (issue 50: in BeaconLinux, no longer the executable's): wires the kernel's event sources into one loop, routes each adapter's events
 /// to its `AdapterSession`, and shows one `DaemonStatus` on every output. Only the first config
 /// read and missing permissions end it (and SPEC §5's last escalation step, which restarts it).
+///
+/// Size (about 370 lines over 4 files, 19 stored fields): the process's root: the descriptors it
+/// watches and reopens (control, monitor, signalfd, inotify, rfkill), the watchdog timer, the
+/// outputs it closes at the end; the decisions are AdapterSessions'.
 public final class Daemon {
     let configPath: String
     /// The daemon's version: the log's first line, the status file and the metrics.

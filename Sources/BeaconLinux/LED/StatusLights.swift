@@ -3,6 +3,10 @@ import BeaconKit
 /// The status and fault LEDs (SPEC §4). Never throws: an LED that cannot be had is logged once,
 /// naming chip and line, and the beacon goes on without it. Blinking costs one event-loop timer
 /// of its own, cancelled whenever every LED is steady.
+///
+/// Size: 13 stored fields, one past 12: the GPIO chip and its two lines, each given back on exit,
+/// the blink timer, and what is shown on them (health, pattern, its origin, the levels written);
+/// the patterns themselves are BeaconKit's `LEDPatterns`.
 public final class StatusLights {
     public static let consumer = "altbeacond"
 

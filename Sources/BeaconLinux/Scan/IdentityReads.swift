@@ -39,6 +39,10 @@ public protocol IdentityReadsDelegate: AnyObject {
 /// settled (a connection attempt given up ends with the kernel disabling its scan: ours must come
 /// after that). The table's "unheard" time stops during a read (`listeningMs`), so a beacon is
 /// not dropped while the kernel has the scan off. Time is the loop's (a virtual clock in tests).
+///
+/// Size: 14 stored fields, two past 12: what each read goes between (scanner, reader, delegate,
+/// loop, log), a timer per wait (the device's name, scanning again), the queue and its flags, and
+/// the paused time `listeningMs` subtracts; one read's sequence, queued to resumed, in one place.
 public final class IdentityReads {
     /// A device to read: its address as HCI reported it, and whether it is a random one.
     struct Pending {

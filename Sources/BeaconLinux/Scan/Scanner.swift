@@ -53,6 +53,10 @@ public protocol ScannerDelegate: AnyObject {
 /// decisions are BeaconKit's `ScanProcedure`; this opens the adapter, brings it up (off the
 /// loop), sends the commands, keeps the retry timer, and feeds every answer back. Nothing here
 /// waits: every `done` runs on a later loop turn than its call.
+///
+/// Size: 14 stored fields: the runner of `ScanProcedure`, which decides: how it reaches the adapter
+/// (controller, exists, openTransport, the channel and why it broke), the retry timer, the owner's
+/// call awaiting its outcome, and the one way back in (`answer`).
 public final class Scanner {
     public typealias StepDone = (HCICommandFailure?) -> Void
     public static let commandTimeoutMs = ScanProcedure.commandTimeoutMs
