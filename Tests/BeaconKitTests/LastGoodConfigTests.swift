@@ -41,3 +41,39 @@ final class LastGoodConfigTests: XCTestCase {
         XCTAssertEqual(LastGoodConfig.start(file: nil, stored: [], storedPath: "s").0, .refuse)
     }
 }
+
+/// The applied files waiting for the controller's word (`UnconfirmedConfigs`), and the changes
+/// from afar as the status keeps them (`RemoteChangeHistory`).
+final class UnconfirmedConfigsTests: XCTestCase {
+    func testTheNewestFileConfirmedIsStoredAndTheOlderOnesDropped() {
+        var u = UnconfirmedConfigs()
+        u.applied([1], generation: 1)
+        u.applied([2], generation: 2)
+        u.applied([3], generation: 3)
+        XCTAssertNil(u.confirmed(0), "nothing that old waits")
+        XCTAssertEqual(u.confirmed(2), [2], "generation 2 on air: its file, not 3's")
+        XCTAssertNil(u.confirmed(2), "1 went with it")
+        XCTAssertEqual(u.confirmed(5), [3], "a later generation confirms the newest before it")
+        XCTAssertNil(u.confirmed(5))
+    }
+
+    func testOnlyTheNewestFewWait() {
+        var u = UnconfirmedConfigs()
+        for g in 1...10 { u.applied([UInt8(g)], generation: g) }
+        XCTAssertNil(u.confirmed(10 - UnconfirmedConfigs.kept), "dropped")
+        XCTAssertEqual(u.confirmed(10 - UnconfirmedConfigs.kept + 1), [UInt8(10 - UnconfirmedConfigs.kept + 1)])
+    }
+
+    func testTheHistoryKeepsTheLastAndCountsEvery() {
+        var h = RemoteChangeHistory()
+        XCTAssertNil(h.last)
+        for i in 1...(RemoteChangeReport.kept + 3) {
+            h.record(RemoteChangeReport(request: "set minor \(i)", origin: "", applied: i % 2 == 0, message: "", time: Int64(i)))
+        }
+        XCTAssertEqual(h.count, RemoteChangeReport.kept + 3)
+        XCTAssertEqual(h.recent.count, RemoteChangeReport.kept)
+        XCTAssertEqual(h.recent.first?.request, "set minor 4", "oldest kept first")
+        XCTAssertEqual(h.last?.request, "set minor \(RemoteChangeReport.kept + 3)")
+        XCTAssertEqual(h.recent.last, h.last)
+    }
+}

@@ -54,13 +54,13 @@ final class StatusExportTests: XCTestCase {
         XCTAssertEqual(v["address"], .null, "not known: null")
         XCTAssertEqual(v["changes"], .array([]))
         var c = status(.advertising)
-        c.changeCount = 20
-        c.recentChanges = [RemoteChangeReport(request: "set major 7", origin: "o", applied: true, message: "", time: 5),
-                           RemoteChangeReport(request: "set power 5", origin: "o", applied: false, message: "m", time: 5)]
+        for i in 1...18 { c.changes.record(RemoteChangeReport(request: "set minor \(i)", origin: "o", applied: true, message: "", time: 4)) }
+        c.changes.record(RemoteChangeReport(request: "set major 7", origin: "o", applied: true, message: "", time: 5))
+        c.changes.record(RemoteChangeReport(request: "set power 5", origin: "o", applied: false, message: "m", time: 5))
         let changes = try XCTUnwrap(JSONValue.parse(Array(export(c).json.utf8)))["changes"]
         guard case .array(let items)? = changes else { return XCTFail("\(String(describing: changes))") }
-        XCTAssertEqual(items.map { $0["n"]?.integer }, [19, 20], "numbered since the daemon started (issue 48)")
-        XCTAssertEqual(items.map { $0["outcome"]?.string }, ["applied", "refused"])
+        XCTAssertEqual(items.map { $0["n"]?.integer }, Array(5...20), "the last 16, numbered since the daemon started (issue 48)")
+        XCTAssertEqual(items.suffix(2).map { $0["outcome"]?.string }, ["applied", "refused"])
         var s = status(.advertising)
         s.address = "B8:27:EB:12:34:56"
         XCTAssertEqual(try XCTUnwrap(JSONValue.parse(Array(export(s).json.utf8)))["address"]?.string, "B8:27:EB:12:34:56",
@@ -195,7 +195,7 @@ final class StatusExportRemoteTests: XCTestCase {
 
     func testIdentityAdvertisingAndChange() throws {
         var s = status()
-        s.change = RemoteChangeReport(request: "set power 5", origin: "mqtt t", applied: false, message: "c.toml:4:9: bad", time: 77)
+        s.changes.record(RemoteChangeReport(request: "set power 5", origin: "mqtt t", applied: false, message: "c.toml:4:9: bad", time: 77))
         let v = try XCTUnwrap(JSONValue.parse(Array(StatusExport(status: s, version: "v", pid: 1, startTime: 0, updated: 0).json.utf8)))
         XCTAssertEqual(v["uuid"], .string("abababab-abab-abab-abab-abababababab"))
         XCTAssertEqual(v["major"]?.integer, 9)

@@ -91,8 +91,8 @@ final class AdapterSessionsPauseTests: ScriptedTestCase {
         loop.run(forMs: 500)
         s.identifying = true
         XCTAssertEqual(out.shown.last?.health, .identifying)
-        s.change = RemoteChangeReport(request: "set power 5", origin: "", applied: false, message: "m", time: 1)
-        XCTAssertEqual(out.shown.last?.change?.request, "set power 5")
+        s.reported(RemoteChangeReport(request: "set power 5", origin: "", applied: false, message: "m", time: 1))
+        XCTAssertEqual(out.shown.last?.changes.last?.request, "set power 5")
         s.identifying = false
         XCTAssertEqual(out.shown.last?.health, .advertising)
         XCTAssertEqual(out.shown.last?.identity, TestBeacons.config().beacon)

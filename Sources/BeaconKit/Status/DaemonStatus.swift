@@ -2,7 +2,7 @@
 /// policy and the last edit, and handed to every `StatusOutput` (the LEDs, systemd's STATUS=, and
 /// whatever a later output adds). Pure and Equatable, so "did anything change?" is one comparison.
 ///
-/// Size: 21 stored fields, each a figure the outputs show (status.json, STATUS=, the metrics, the
+/// Size: 19 stored fields, each a figure the outputs show (status.json, STATUS=, the metrics, the
 /// LEDs; docs/monitoring.md); a record, not a machine: split, "did anything change?" would no
 /// longer be one comparison.
 public struct DaemonStatus: Equatable, Sendable {
@@ -41,13 +41,8 @@ public struct DaemonStatus: Equatable, Sendable {
     public var advertisingOff = false
     /// The status LED shows the identify pattern (a change from afar asked for it).
     public var identifying = false
-    /// The last change asked from afar and what became of it; nil until one came.
-    public var change: RemoteChangeReport?
-    /// The last `RemoteChangeReport.kept` changes, oldest first, and how many there were since
-    /// the daemon started: every outcome of a batch reaches Home Assistant (issue 48), not only
-    /// the last one the file held when the monitor read it.
-    public var recentChanges: [RemoteChangeReport] = []
-    public var changeCount = 0
+    /// The changes asked from afar and what became of them.
+    public var changes = RemoteChangeHistory()
     /// The adapter's address on air (AA:BB:CC:DD:EE:FF), nil when unknown (issue 48).
     public var address: String?
 

@@ -20,10 +20,10 @@ extension StatusExport {
                 + ",\"outcome\":" + jsonString(c.applied ? "applied" : "refused") + ",\"message\":" + jsonString(c.message)
                 + ",\"time\":\(c.time)" + (n.map { ",\"n\":\($0)" } ?? "") + "}"
         }
-        out.append("\"change\":" + (status.change.map { object($0) } ?? "null"))
+        out.append("\"change\":" + (status.changes.last.map { object($0) } ?? "null"))
         // each with its number since the daemon started (`n`): the monitor says each one once
-        let first = status.changeCount - status.recentChanges.count + 1
-        out.append("\"changes\":[" + status.recentChanges.enumerated().map { object($1, n: first + $0) }.joined(separator: ",") + "]")
+        let first = status.changes.count - status.changes.recent.count + 1
+        out.append("\"changes\":[" + status.changes.recent.enumerated().map { object($1, n: first + $0) }.joined(separator: ",") + "]")
         return out
     }
 }

@@ -16,6 +16,10 @@ public protocol AdapterSessionsHost: AnyObject {
 /// generations, the last good copy (stored once the controller confirmed it), and one
 /// `DaemonStatus` per change handed to every output. The daemon feeds it kernel events by index;
 /// the unit tests feed it the same from a scripted controller.
+///
+/// Size: 19 stored fields: the config's life across sessions (the config and its generation, the
+/// session, those retiring, paused, stopping), what the status adds (refused edit, identify,
+/// changes), what each session is made with (loop, log, controller, board), and the outputs.
 public final class AdapterSessions: AdapterSessionHost {
     /// The newest accepted config and its generation (bumped per applied config).
     public private(set) var config: BeaconConfig
@@ -32,22 +36,11 @@ public final class AdapterSessions: AdapterSessionHost {
     public var identifying = false {
         didSet { publishStatus() }
     }
-    /// The last change asked from afar, and what became of it.
-    public var change: RemoteChangeReport? {
-        didSet {
-            if let change {
-                recentChanges = Array((recentChanges + [change]).suffix(RemoteChangeReport.kept))
-                changeCount += 1
-            }
-            publishStatus()
-        }
-    }
-    private var recentChanges: [RemoteChangeReport] = []
-    private var changeCount = 0
+    /// The changes asked from afar, and what became of them.
+    public private(set) var changes = RemoteChangeHistory()
     /// Where the last good config goes (SPEC §6), once the controller confirmed it on air.
     public var lastGood: LastGoodStore?
-    /// The applied files' bytes per generation not yet confirmed on air (at most a few).
-    private var unconfirmed: [(generation: Int, bytes: [UInt8])] = []
+    private var unconfirmed = UnconfirmedConfigs()
     public var outputs: [StatusOutput] = []
     public private(set) var lastStatus: DaemonStatus?
     public private(set) var stopping = false
@@ -150,18 +143,18 @@ public final class AdapterSessions: AdapterSessionHost {
         publishStatus()
     }
 
-    private func remember(_ bytes: [UInt8]) {
-        unconfirmed.append((generation, bytes))
-        if unconfirmed.count > 4 { unconfirmed.removeFirst(unconfirmed.count - 4) }
+    private func remember(_ bytes: [UInt8]) { unconfirmed.applied(bytes, generation: generation) }
+
+    /// A change asked from afar ended: `change` is what became of it.
+    public func reported(_ change: RemoteChangeReport) {
+        changes.record(change)
+        publishStatus()
     }
 
     /// The controller confirmed config generation `g` on air: now it is the last good one.
     private func confirmed(_ g: Int) {
         gatt?.adapterReady()
-        guard let i = unconfirmed.lastIndex(where: { $0.generation <= g }) else { return }
-        let bytes = unconfirmed[i].bytes
-        unconfirmed.removeFirst(i + 1)
-        lastGood?.store(bytes)
+        if let bytes = unconfirmed.confirmed(g) { lastGood?.store(bytes) }
     }
 
     /// The old adapter's session takes every set off air while the new one arms at once.
@@ -244,9 +237,7 @@ public final class AdapterSessions: AdapterSessionHost {
         s.configuredIntervalMs = Int(session.config.bluetooth.intervalMs)
         s.advertisingOff = paused
         s.identifying = identifying
-        s.change = change
-        s.recentChanges = recentChanges
-        s.changeCount = changeCount
+        s.changes = changes
         s.address = session.address?.description
         return s
     }

@@ -8,5 +8,5 @@ extension Daemon: RemoteChangesHost {
     public func configWritten() { reload() }
     public func restartAsked() { stop(exitCode: ExitCode.restartAsked, status: "restarting, as asked from afar") }
     public func identify(_ on: Bool) { sessions.identifying = on }
-    public func reported(_ change: RemoteChangeReport) { sessions.change = change }
+    public func reported(_ change: RemoteChangeReport) { sessions.reported(change) }
 }
