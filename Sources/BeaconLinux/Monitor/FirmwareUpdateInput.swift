@@ -9,7 +9,9 @@ public final class FirmwareUpdateInput {
     public private(set) var model: FirmwareUpdate
     public let paths: FirmwareUpdatePaths
     private let log: Logger
-    private var watcher: ConfigWatcher?
+    /// The updater's state file: it rewrites it by a rename, each change (a phase, an
+    /// outcome) goes out at once.
+    private var stateWatch: FileChangeWatch?
     /// The last refusal or ignored message said, not said again while it is the same.
     private var said: String?
     /// A state file that is there but cannot be read, said once per cause.
@@ -40,25 +42,19 @@ public final class FirmwareUpdateInput {
         case .needsReflash: log.info("update: this image predates A/B updates (no \(paths.stateFile)); a reflash gets them")
         case .package: log.info("update: a package install (no \(paths.imageMarker)); updated with apt")
         }
-        // The updater rewrites its state file by a rename: each change (a phase, an outcome) goes
-        // out at once. The directory may be made later: tried again at each `read`.
-        guard let w = try? ConfigWatcher(path: paths.stateFile) else { return }
-        watcher = w
-        loop.watch(w.fd, coalesceMs: 100) { [weak w] in
-            guard let w, w.drain() else { return }
-            if !w.isWatching { _ = try? w.addWatch() }
-            changed()
-        }
+        // The directory may be made later: watched again at each `read`.
+        stateWatch = FileChangeWatch(path: paths.stateFile, loop: loop)
+        stateWatch?.start(changed)
     }
 
-    public func stop(loop: EventLoop) {
-        if let w = watcher { loop.unwatch(w.fd) }
+    public func stop() {
+        stateWatch?.stop()
     }
 
     /// The card read again; a fleet install it could not take before is taken now. The model
     /// as it now is.
     public func read(nowS: Int64) -> FirmwareUpdate {
-        if let w = watcher, !w.isWatching { _ = try? w.addWatch() }
+        stateWatch?.rewatch()
         let now = capability()
         if now != model.capability {
             model.capability = now

@@ -12,8 +12,6 @@ public final class MonitorMQTTOutput: MonitorOutput, MQTTConnectionDelegate, Res
 
     private var settings: MQTTSettings
     private var node: String
-    /// The local beacon daemon's status file, published as the health topic when there is one.
-    private let healthPath: String
     private let adapter: String
     private let loop: EventLoop
     private let log: Logger
@@ -35,7 +33,8 @@ public final class MonitorMQTTOutput: MonitorOutput, MQTTConnectionDelegate, Res
     private let announcedFile: StateFile?
     /// A failure to keep it is said once per cause.
     private var saidAnnounced: Errno?
-    private var statusWatcher: ConfigWatcher?
+    /// The local beacon daemon's status file, published as the health topic when there is one.
+    private let statusFile: FileChangeWatch
     /// Where the client ID came from, for the log.
     private let identitySource: String
     /// When the current session was accepted; nil between sessions.
@@ -50,7 +49,7 @@ public final class MonitorMQTTOutput: MonitorOutput, MQTTConnectionDelegate, Res
     /// `updatePaths`: where the card's updater and image are found (issue 39).
     public init(settings: MQTTSettings, node: String, config: MonitorConfig, healthPath: String, version: String = "",
                 announced: StateFile? = nil, updatePaths: FirmwareUpdatePaths = .standard, loop: EventLoop, log: Logger) {
-        self.settings = settings; self.node = node; self.healthPath = healthPath; self.loop = loop; self.log = log
+        self.settings = settings; self.node = node; self.loop = loop; self.log = log
         announcedFile = announced
         var remembered: [String] = []
         if let f = announcedFile {
@@ -65,6 +64,7 @@ public final class MonitorMQTTOutput: MonitorOutput, MQTTConnectionDelegate, Res
         publisher.board = machineBoard(area: config.area)
         control = LocalBeaconControlInput(control: LocalBeaconControl(node: node, mode: settings.control), statusPath: healthPath, log: log)
         firmware = FirmwareUpdateInput(paths: updatePaths, node: node, settings: settings, version: version, log: log)
+        statusFile = FileChangeWatch(path: healthPath, loop: loop)
         adapter = config.adapter
         let machine = machineIdentity()
         identitySource = machine.from
@@ -94,22 +94,10 @@ public final class MonitorMQTTOutput: MonitorOutput, MQTTConnectionDelegate, Res
         }
         control.start(tls: settings.tls != nil)
         firmware.start(loop: loop) { [weak self] in self?.localFileChanged() }
-        watchStatusFile()
+        // The status file is rewritten at each change (a change from afar applied or refused,
+        // advertising off, a fault): it goes out at once, not at the next refresh.
+        statusFile.start { [weak self] in self?.localFileChanged() }
         connect()
-    }
-
-    /// The local beacon daemon's status file (rewritten by a rename at each change): its changes
-    /// (a change from afar applied or refused, advertising off, a fault) go out at once, not at
-    /// the next refresh. Its directory may appear later (the daemon starts after us): tried again
-    /// at each refresh.
-    private func watchStatusFile() {
-        guard let w = try? ConfigWatcher(path: healthPath) else { return }
-        statusWatcher = w
-        loop.watch(w.fd, coalesceMs: 100) { [weak self] in
-            guard let self, w.drain() else { return }
-            if !w.isWatching { _ = try? w.addWatch() }
-            localFileChanged()
-        }
     }
 
     /// The beacon daemon's status file or the updater's state file changed: said at once.
@@ -131,8 +119,8 @@ public final class MonitorMQTTOutput: MonitorOutput, MQTTConnectionDelegate, Res
     public func stop(_ status: MonitorStatus, _ done: @escaping () -> Void) {
         stopping = true
         retryTimer.cancel(); refreshTimer.cancel(); settleTimer.cancel(); resolver.cancel()
-        if let w = statusWatcher { loop.unwatch(w.fd) }
-        firmware.stop(loop: loop)
+        statusFile.stop()
+        firmware.stop()
         if connection.state == .connected {
             perform(publisher.stopping())
             connection.disconnect()
@@ -247,7 +235,7 @@ public final class MonitorMQTTOutput: MonitorOutput, MQTTConnectionDelegate, Res
     }
 
     private func refresh() {
-        if let w = statusWatcher, !w.isWatching { _ = try? w.addWatch() }
+        statusFile.rewatch()
         guard connection.state == .connected, let status = source?.status else { return }
         let h = health()
         perform(publisher.refresh(status, health: h, now: loop.now))
@@ -259,8 +247,8 @@ public final class MonitorMQTTOutput: MonitorOutput, MQTTConnectionDelegate, Res
     private func health() -> HealthCheck.Result? {
         publisher.machine = LocalMachine(nowS: wallClockSeconds(), socTemperatureMilliC: socTemperature())
         publisher.firmware = firmware.read(nowS: publisher.machine.nowS)
-        guard let bytes = try? readFile(healthPath, limit: 1 << 16) else { return nil }
-        return HealthCheck.evaluate(path: healthPath, file: bytes, now: wallClockSeconds()) { pid in
+        guard let bytes = try? readFile(statusFile.path, limit: 1 << 16) else { return nil }
+        return HealthCheck.evaluate(path: statusFile.path, file: bytes, now: wallClockSeconds()) { pid in
             kill(pid, 0) == 0 || errno == EPERM
         }
     }
@@ -325,7 +313,7 @@ public final class MonitorMQTTOutput: MonitorOutput, MQTTConnectionDelegate, Res
         settings = new; node = newNode
         clash = MonitorNodeClash(node: newNode, clientID: clash.clientID)
         if control.control.mode != new.control || control.control.node != newNode || tlsBefore != (new.tls != nil) {
-            control = LocalBeaconControlInput(control: LocalBeaconControl(node: newNode, mode: new.control), statusPath: healthPath, log: log)
+            control = LocalBeaconControlInput(control: LocalBeaconControl(node: newNode, mode: new.control), statusPath: statusFile.path, log: log)
             control.start(tls: new.tls != nil)
         }
         log.info("MQTT: [mqtt] or the node changed: connecting again to \(broker) as node \(newNode)")
