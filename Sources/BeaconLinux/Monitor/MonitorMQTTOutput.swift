@@ -29,10 +29,8 @@ public final class MonitorMQTTOutput: MonitorOutput, MQTTConnectionDelegate, Res
     private var control: LocalBeaconControlInput
     /// The card's firmware (issue 39): the fleet's release, Home Assistant's Install.
     private let firmware: FirmwareUpdateInput
-    /// What was announced, remembered on the state partition (`MonitorAnnounced`); nil: not kept.
-    private let announcedFile: StateFile?
-    /// A failure to keep it is said once per cause.
-    private var saidAnnounced: Errno?
+    /// What was announced, remembered on the state partition; nil: not kept.
+    private let announced: MonitorAnnouncedFile?
     /// The local beacon daemon's status file, published as the health topic when there is one.
     private let statusFile: FileChangeWatch
     /// Where the client ID came from, for the log.
@@ -50,17 +48,9 @@ public final class MonitorMQTTOutput: MonitorOutput, MQTTConnectionDelegate, Res
     public init(settings: MQTTSettings, node: String, config: MonitorConfig, healthPath: String, version: String = "",
                 announced: StateFile? = nil, updatePaths: FirmwareUpdatePaths = .standard, loop: EventLoop, log: Logger) {
         self.settings = settings; self.node = node; self.loop = loop; self.log = log
-        announcedFile = announced
-        var remembered: [String] = []
-        if let f = announcedFile {
-            do throws(Errno) {
-                remembered = try f.read(limit: MonitorAnnounced.maxBytes).map(MonitorAnnounced.parse) ?? []
-            } catch {
-                log.warning("MQTT: cannot read what was announced before, \(f.path) (\(error)); what is no longer configured stays on the broker")
-            }
-        }
+        self.announced = announced.map { MonitorAnnouncedFile(file: $0, log: log) }
         publisher = MonitorPublisher(node: node, discoveryPrefix: settings.discoveryPrefix, expectations: config.expectations,
-                                     control: settings.control, version: version, announced: remembered)
+                                     control: settings.control, version: version, announced: self.announced?.read() ?? [])
         publisher.board = machineBoard(area: config.area)
         control = LocalBeaconControlInput(control: LocalBeaconControl(node: node, mode: settings.control), statusPath: healthPath, log: log)
         firmware = FirmwareUpdateInput(paths: updatePaths, node: node, settings: settings, version: version, log: log)
@@ -267,25 +257,12 @@ public final class MonitorMQTTOutput: MonitorOutput, MQTTConnectionDelegate, Res
             case .subscribe(let s): connection.send(.subscribe(s))
             case .scheduleRefresh(let ms): refreshTimer.schedule(afterMs: ms) { [weak self] in self?.refresh() }
             case .cannotPublish(let topic): log.warning("MQTT: cannot publish to '\(topic)'")
-            case .remember(let topics): remember(topics)
+            case .remember(let topics): announced?.remember(topics)
             }
         }
         if connection.droppedTotal > dropped && !saidDrops {
             saidDrops = true
             log.warning("MQTT: \(broker) takes no more bytes; older messages are left out (the newest state of each topic is kept)")
-        }
-    }
-
-    /// What is announced, kept for the next start: written (atomically) only when it changed.
-    private func remember(_ topics: [String]) {
-        guard let f = announcedFile else { return }
-        do throws(Errno) {
-            try f.write(MonitorAnnounced.text(topics))
-            saidAnnounced = nil
-        } catch {
-            guard saidAnnounced != error else { return }
-            saidAnnounced = error
-            log.warning("MQTT: cannot keep what was announced in \(f.path) (\(error)); a beacon removed from the config may stay in Home Assistant")
         }
     }
 
