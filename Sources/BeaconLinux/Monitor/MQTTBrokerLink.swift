@@ -7,11 +7,11 @@ import BeaconKit
 /// wait grow), one log line per cause. Its owner is told what the connection tells; an attempt
 /// that never reached the connection (a name not resolved, a file unreadable) is only said and
 /// tried again.
-public final class MQTTBrokerLink: MQTTConnectionDelegate, ResolverDelegate {
-    public static let retryMs: ClosedRange<Int64> = 1000...60_000
+final class MQTTBrokerLink: MQTTConnectionDelegate, ResolverDelegate {
+    static let retryMs: ClosedRange<Int64> = 1000...60_000
 
-    public private(set) var settings: MQTTSettings
-    public let clientID: String
+    private(set) var settings: MQTTSettings
+    let clientID: String
     /// The will's topic (`offline`, retained): the publisher's status topic.
     private var willTopic: String
     private let loop: EventLoop
@@ -26,28 +26,28 @@ public final class MQTTBrokerLink: MQTTConnectionDelegate, ResolverDelegate {
     /// The session up now: when it was accepted, and whether its dropped messages were said
     /// (once per session); nil between sessions.
     private var session: (acceptedAtMs: Int64, saidDrops: Bool)?
-    public private(set) var stopping = false
+    private(set) var stopping = false
     /// Told `.connected`, `.received`, `.closed` as the connection tells them.
-    public weak var delegate: MQTTConnectionDelegate?
+    weak var delegate: MQTTConnectionDelegate?
 
     /// `willTopic`: where the broker says `offline` (retained) when the session is lost.
-    public init(settings: MQTTSettings, clientID: String, willTopic: String, loop: EventLoop, log: Logger) {
+    init(settings: MQTTSettings, clientID: String, willTopic: String, loop: EventLoop, log: Logger) {
         self.settings = settings; self.clientID = clientID; self.willTopic = willTopic; self.loop = loop; self.log = log
         connection = MQTTConnection(loop: loop)
         timer = loop.makeTimer()
         connection.delegate = self
     }
 
-    public var broker: String { "\(settings.host):\(settings.port)" }
-    public var isConnected: Bool { connection.state == .connected }
+    var broker: String { "\(settings.host):\(settings.port)" }
+    var isConnected: Bool { connection.state == .connected }
     /// PUBLISHes left out while the socket was backed up, over every session.
-    public var droppedTotal: Int { connection.droppedTotal }
+    var droppedTotal: Int { connection.droppedTotal }
     /// How long the session up has lived; nil between sessions. Still set while its `.closed`
     /// is told, for the session that ended.
-    public var connectedForMs: Int64? { session.map { loop.now - $0.acceptedAtMs } }
+    var connectedForMs: Int64? { session.map { loop.now - $0.acceptedAtMs } }
 
     /// Says how the broker's certificate is checked, and connects.
-    public func start() {
+    func start() {
         if let t = settings.tls {
             let client = t.certFile.map { "; client certificate \($0)" } ?? ""
             log.info("MQTT: TLS with \(TLSClientConfig.library): the broker's certificate checked against \(t.caFile) for \(t.expectedName(host: settings.host))\(client)")
@@ -57,7 +57,7 @@ public final class MQTTBrokerLink: MQTTConnectionDelegate, ResolverDelegate {
 
     /// Sends `packet`; the first PUBLISH of a session left out (the broker takes no more bytes)
     /// is said.
-    public func send(_ packet: MQTTPacket) {
+    func send(_ packet: MQTTPacket) {
         let dropped = connection.droppedTotal
         connection.send(packet)
         guard connection.droppedTotal > dropped, session?.saidDrops == false else { return }
@@ -68,7 +68,7 @@ public final class MQTTBrokerLink: MQTTConnectionDelegate, ResolverDelegate {
     /// `[mqtt]` or the node edited (the broker, the credentials, the will's topic are the
     /// CONNECT's): the session ended (DISCONNECT: no will) and a new one at once, the back-off
     /// from its start.
-    public func reconnect(settings new: MQTTSettings, willTopic newTopic: String) {
+    func reconnect(settings new: MQTTSettings, willTopic newTopic: String) {
         guard !stopping else { return }
         settings = new; willTopic = newTopic
         connection.disconnect()
@@ -80,7 +80,7 @@ public final class MQTTBrokerLink: MQTTConnectionDelegate, ResolverDelegate {
 
     /// DISCONNECT when connected (the owner said `offline` first), else the attempt dropped;
     /// nothing more is tried or told.
-    public func stop() {
+    func stop() {
         stopping = true
         timer.cancel(); resolver.cancel()
         if isConnected { connection.disconnect() } else { connection.close() }
@@ -88,7 +88,7 @@ public final class MQTTBrokerLink: MQTTConnectionDelegate, ResolverDelegate {
 
     // MARK: MQTTConnectionDelegate
 
-    public func mqttConnection(_ event: MQTTConnectionEvent) {
+    func mqttConnection(_ event: MQTTConnectionEvent) {
         switch event {
         case .connected:
             let over = connection.tlsAgreed.map { " over \($0), the certificate of \(settings.tls?.expectedName(host: settings.host) ?? "") verified" } ?? ""
@@ -115,7 +115,7 @@ public final class MQTTBrokerLink: MQTTConnectionDelegate, ResolverDelegate {
         resolver.resolve(settings.host)
     }
 
-    public func resolver(_ resolver: Resolver, finished outcome: ResolverOutcome) {
+    func resolver(_ resolver: Resolver, finished outcome: ResolverOutcome) {
         switch outcome {
         case .failed(let why): lost("cannot resolve '\(settings.host)': \(why)")
         case .resolved(let address, _): open(address)

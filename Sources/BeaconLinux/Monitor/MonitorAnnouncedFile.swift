@@ -4,18 +4,18 @@ import BeaconKit
 /// BeaconKit's `MonitorAnnounced` is the format), so that a beacon removed from the config
 /// while the monitor was stopped is still cleared from the broker. Written atomically and
 /// durably (`StateFile`); a failure to keep it is said once per cause.
-public final class MonitorAnnouncedFile {
-    public let file: StateFile
+final class MonitorAnnouncedFile {
+    let file: StateFile
     private let log: Logger
     /// The last failure to write said, not said again until a write works or fails otherwise.
     private var said: Errno?
 
-    public init(file: StateFile, log: Logger) {
+    init(file: StateFile, log: Logger) {
         self.file = file; self.log = log
     }
 
     /// What was announced before: none when there is no file yet, or it cannot be read (said).
-    public func read() -> [String] {
+    func read() -> [String] {
         do throws(Errno) {
             return try file.read(limit: MonitorAnnounced.maxBytes).map(MonitorAnnounced.parse) ?? []
         } catch {
@@ -25,7 +25,7 @@ public final class MonitorAnnouncedFile {
     }
 
     /// What is announced now (the publisher asks only when it changed).
-    public func remember(_ topics: [String]) {
+    func remember(_ topics: [String]) {
         do throws(Errno) {
             try file.write(MonitorAnnounced.text(topics))
             said = nil

@@ -5,23 +5,23 @@ import BeaconKit
 /// is told at once, not at the owner's next refresh. The directory may appear later (its daemon
 /// starts after us): the watch is added again at each `rewatch`, and by the handler after the
 /// directory went away.
-public final class FileChangeWatch {
-    public let path: String
+final class FileChangeWatch {
+    let path: String
     private let loop: EventLoop
     /// nil before `start`, and when inotify cannot be had: no change is told, the owner's
     /// refresh still reads the file.
     private var watcher: ConfigWatcher?
 
-    public init(path: String, loop: EventLoop) {
+    init(path: String, loop: EventLoop) {
         self.path = path; self.loop = loop
     }
 
     /// Whether the directory is watched now.
-    public var isWatching: Bool { watcher?.isWatching ?? false }
+    var isWatching: Bool { watcher?.isWatching ?? false }
 
     /// `changed` on a later loop turn after each change of the file; changes within 100 ms are
     /// one.
-    public func start(_ changed: @escaping () -> Void) {
+    func start(_ changed: @escaping () -> Void) {
         guard watcher == nil, let w = try? ConfigWatcher(path: path) else { return }
         watcher = w
         loop.watch(w.fd, coalesceMs: 100) { [weak self] in
@@ -32,11 +32,11 @@ public final class FileChangeWatch {
     }
 
     /// The watch added again if the directory has appeared since (or came back).
-    public func rewatch() {
+    func rewatch() {
         if let w = watcher, !w.isWatching { _ = try? w.addWatch() }
     }
 
-    public func stop() {
+    func stop() {
         if let w = watcher { loop.unwatch(w.fd) }
         watcher = nil
     }
