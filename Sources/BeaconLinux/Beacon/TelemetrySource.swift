@@ -28,6 +28,12 @@ public struct TelemetrySource: BoardReader {
 
     /// nil when there is no readable thermal zone (as in a VM): TLM then says "not supported".
     func temperature() -> Int16? {
+        millidegrees().map { Telemetry.fixed88(millidegrees: $0) }
+    }
+
+    /// The thermal zone's reading (millidegrees), nil without a readable one; the monitor
+    /// publishes it too.
+    public func millidegrees() -> Int64? {
         guard let bytes = try? readFile(thermalPath, limit: 64) else { return nil }
         var v: Int64 = 0, sign: Int64 = 1, digits = 0
         for (i, b) in bytes.enumerated() {
@@ -36,6 +42,6 @@ public struct TelemetrySource: BoardReader {
             v = v * 10 + Int64(b - 0x30)
             digits += 1
         }
-        return digits == 0 ? nil : Telemetry.fixed88(millidegrees: sign * v)
+        return digits == 0 ? nil : sign * v
     }
 }

@@ -138,18 +138,12 @@ public final class MonitorMQTTOutput: MonitorOutput, MQTTConnectionDelegate {
     /// Also sets what the publisher reads beside it (the time, the SoC's temperature, the
     /// card's firmware).
     private func health() -> HealthCheck.Result? {
-        publisher.machine = LocalMachine(nowS: wallClockSeconds(), socTemperatureMilliC: socTemperature())
+        publisher.machine = LocalMachine(nowS: wallClockSeconds(), socTemperatureMilliC: TelemetrySource().millidegrees())
         publisher.firmware = firmware.read(nowS: publisher.machine.nowS)
         guard let bytes = try? readFile(statusFile.path, limit: 1 << 16) else { return nil }
         return HealthCheck.evaluate(path: statusFile.path, file: bytes, now: wallClockSeconds()) { pid in
             kill(pid, 0) == 0 || errno == EPERM
         }
-    }
-
-    /// The SoC's temperature (millidegrees), nil where the board has no thermal zone.
-    private func socTemperature() -> Int64? {
-        guard let bytes = try? readFile("/sys/class/thermal/thermal_zone0/temp", limit: 64) else { return nil }
-        return Int64(String(decoding: bytes.prefix { $0 != 0x0a }, as: UTF8.self))
     }
 
     private func perform(_ actions: [MonitorPublisher.Action]) {
