@@ -26,6 +26,7 @@ final class MQTTBrokerLink: MQTTConnectionDelegate, ResolverDelegate {
     /// The session up now: when it was accepted, and whether its dropped messages were said
     /// (once per session); nil between sessions.
     private var session: (acceptedAtMs: Int64, saidDrops: Bool)?
+    /// Set by `stop`: nothing more is tried, and the owner takes no more edits.
     private(set) var stopping = false
     /// Told `.connected`, `.received`, `.closed` as the connection tells them.
     weak var delegate: MQTTConnectionDelegate?
