@@ -27,62 +27,28 @@ public struct MonitorPublisher: Sendable {
     public private(set) var expectations: [Expectation]
     /// `[mqtt] control`: off, the local beacon's control entities are cleared.
     public private(set) var control: MQTTControl
-    /// What each retained topic last got in this session, so that changes alone go between refreshes.
-    private var published: [String: String] = [:]
-    /// The adverts counted at the last refresh, for the rate.
-    private var lastCount: (atMs: Int64, total: UInt64)?
-    private var advertsPerS: Double?
-    /// The local beacon's device is announced: once its status file was read.
-    private var healthAnnounced = false
-    /// Every retained topic published with a payload and not cleared since, in this session
-    /// and, as the caller remembered them (`MonitorAnnounced`), in earlier ones (issue 38): what
-    /// is no longer configured (a beacon, a node name, the control entities) is cleared from it.
-    public private(set) var announced: Set<String>
-    /// What the caller was last told to remember (`Action.remember`).
-    private var remembered: Set<String>
-    /// State topics announced before and not published at this session's start: cleared at
-    /// the next refresh, never in the burst that removes their entities (an empty state
-    /// reaching an entity HA is still removing is an error in its log).
-    private var staleStates: [String] = []
-    /// The local beacon's frames a monitor elsewhere can expect (`SharedBeaconDevice.local`):
-    /// its device's identifiers beside its own, and its name and model; the last ones read,
-    /// kept while the daemon is away.
-    private var beaconShared: SharedBeaconDevice = .none
     /// The monitor's version: the observer's `sw_version` and every entity's `origin`.
     public private(set) var version: String
-    /// The beacon daemon's version, from its status file (the local beacon's `sw_version`):
-    /// the last one read, kept while the daemon is away so that its discovery does not change.
-    private var beaconVersion: String?
-    /// The local beacon's Bluetooth address, from its status file.
-    private var beaconAddress: String?
-    /// The SoC temperature as last shown (millidegrees).
-    private var socShownMilliC: Int64?
-    /// The machine as shown: the SoC temperature moves on only by a whole degree or more
-    /// (`socStepMilliC`): a Pi's wanders by tenths all day, and each new value in the state is a
-    /// recorder row in Home Assistant (issue 48's many-monitors benchmark: ≤ 1,000 a day).
-    private mutating func shownMachine() -> LocalMachine {
-        var m = machine
-        if let t = m.socTemperatureMilliC {
-            if let shown = socShownMilliC, abs(t - shown) < Self.socStepMilliC { m.socTemperatureMilliC = shown } else { socShownMilliC = t }
-        }
-        return m
-    }
-    public static let socStepMilliC: Int64 = 1000
-
     /// The machine, for the devices' registry entries (issue 48): set once by the runner.
     public var board = DeviceBoard()
-    /// The "Change" events (issue 38): the last one sent, never again in a later session; and
-    /// when the monitor first looked, so that a change older than that is not sent as new.
-    private var lastChangeEvent: String?
-    /// The last change said by its number, and the daemon's start it counts from.
-    private var lastChangeNumber: (started: Int64, n: Int64)?
-    private var firstLookS: Int64?
-    /// The time and the SoC's temperature, for the local beacon's state: set by the caller
-    /// before each call.
-    public var machine = LocalMachine()
     /// The card's firmware (issue 39), an update entity on the local beacon's device: set by
     /// the caller (the updater's state read, a release heard) before each call.
     public var firmware: FirmwareUpdate
+    private var topics: RetainedTopics
+    private var local = LocalBeaconKnown()
+    private var changeEvents = LocalChangeEvents()
+    private var shownMachine = ShownMachine()
+    private var rate = AdvertRate()
+
+    /// Every retained topic published with a payload and not cleared since (`RetainedTopics`).
+    public var announced: Set<String> { topics.announced }
+    /// The time and the SoC's temperature, for the local beacon's state: set by the caller
+    /// before each call.
+    public var machine: LocalMachine {
+        get { shownMachine.latest }
+        set { shownMachine.latest = newValue }
+    }
+    public static let socStepMilliC = ShownMachine.stepMilliC
 
     /// `announced`: the topics an earlier run announced (`MonitorAnnounced.parse`); whatever of
     /// them this configuration no longer publishes is cleared at the next connection.
@@ -90,7 +56,7 @@ public struct MonitorPublisher: Sendable {
                 announced: [String] = []) {
         self.node = node; self.discoveryPrefix = discoveryPrefix; self.expectations = expectations; self.control = control
         self.version = version
-        self.announced = Set(announced); remembered = self.announced
+        topics = RetainedTopics(announced: announced)
         firmware = FirmwareUpdate(node: node, control: control, authenticated: false, monitorVersion: version)
     }
 
@@ -98,15 +64,9 @@ public struct MonitorPublisher: Sendable {
     /// announced, and what it knows of the local beacon daemon, carried over. The caller then
     /// starts a session with it (`connected`), which clears what the new one does not publish.
     public func reconfigured(node: String, discoveryPrefix: String, expectations: [Expectation], control: MQTTControl) -> MonitorPublisher {
-        var p = MonitorPublisher(node: node, discoveryPrefix: discoveryPrefix, expectations: expectations, control: control,
-                                 version: version, announced: [])
-        p.announced = announced; p.remembered = remembered
-        p.staleStates = staleStates
-        p.lastCount = lastCount; p.advertsPerS = advertsPerS
-        p.healthAnnounced = healthAnnounced; p.beaconVersion = beaconVersion; p.beaconShared = beaconShared
-        p.beaconAddress = beaconAddress; p.board = board; p.socShownMilliC = socShownMilliC
-        p.lastChangeEvent = lastChangeEvent; p.lastChangeNumber = lastChangeNumber; p.firstLookS = firstLookS; p.machine = machine
-        p.firmware = firmware
+        var p = self
+        p.node = node; p.discoveryPrefix = discoveryPrefix; p.expectations = expectations; p.control = control
+        _ = p.topics.newSession()   // nothing of the new configuration published yet
         p.firmware.reconfigure(node: node, releaseTopic: firmware.releaseTopic, control: control, authenticated: firmware.authenticated)
         return p
     }
@@ -119,34 +79,21 @@ public struct MonitorPublisher: Sendable {
     /// discovery of the IDs before the escaping cleared. `health`: the local beacon daemon's
     /// status file judged (`HealthCheck`), nil when there is none.
     public mutating func connected(_ status: MonitorStatus, health: HealthCheck.Result?, now nowMs: Int64) -> [Action] {
-        published = [:]
-        let before = announced
+        let before = topics.newSession()
         var out = publish(statusTopic, "online")
         if let s = try? MQTTSubscribe(packetID: 1, subscriptions: [MQTTSubscription(birthTopic)]) { out.append(.subscribe(s)) }
         for e in expectations {
             for t in MonitorExport.legacyDiscoveryTopics(e, node: node, prefix: discoveryPrefix) { out += publish(t, "") }
         }
-        healthAnnounced = healthAnnounced || health != nil
-        noteVersion(health)
+        local.announced = local.announced || health != nil
+        local.note(health)
         out += discovery(force: false)
-        count(status, now: nowMs)
+        rate.count(status.tracker.advertsTotal, now: nowMs)
         out += states(status, health: health, force: true, clearsLocal: false)
         // What an earlier run (or configuration) announced and this one does not: its discovery
         // cleared now, its state topics at the next refresh.
-        let stale = before.filter { published[$0] == nil }.sorted()
-        for t in stale where !Self.isStateTopic(t) { out += publish(t, "") }
-        staleStates = stale.filter(Self.isStateTopic)
-        return out + rememberIfChanged() + [.scheduleRefresh(afterMs: Self.refreshMs)]
-    }
-
-    /// The monitor's own state topics (`altbeacond/...`), as opposed to discovery.
-    static func isStateTopic(_ t: String) -> Bool { t.utf8.starts(with: "altbeacond/".utf8) }
-
-    /// `.remember` when the announced set changed since last said.
-    private mutating func rememberIfChanged() -> [Action] {
-        guard announced != remembered else { return [] }
-        remembered = announced
-        return [.remember(announced.sorted())]
+        for t in topics.stale(before: before) { out += publish(t, "") }
+        return out + topics.rememberIfChanged() + [.scheduleRefresh(afterMs: Self.refreshMs)]
     }
 
     /// Whether `message` is Home Assistant's birth message.
@@ -156,56 +103,34 @@ public struct MonitorPublisher: Sendable {
 
     /// Home Assistant came (back) online: discovery and every topic again.
     public mutating func birth(_ status: MonitorStatus, health: HealthCheck.Result?) -> [Action] {
-        healthAnnounced = healthAnnounced || health != nil
-        noteVersion(health)
-        return discovery(force: true) + states(status, health: health, force: true, clearsLocal: false) + rememberIfChanged()
+        local.announced = local.announced || health != nil
+        local.note(health)
+        return discovery(force: true) + states(status, health: health, force: true, clearsLocal: false) + topics.rememberIfChanged()
     }
 
     /// A beacon's heard/silent change, or the scan's: the topics that changed (the health entity
     /// announced when the status file first appears).
     public mutating func changed(_ status: MonitorStatus, health: HealthCheck.Result?) -> [Action] {
-        return announceLocal(health) + states(status, health: health, force: false, clearsLocal: false) + rememberIfChanged()
+        return announceLocal(health) + states(status, health: health, force: false, clearsLocal: false) + topics.rememberIfChanged()
     }
 
     /// The periodic refresh: every state topic, changed or not, and the next refresh.
     public mutating func refresh(_ status: MonitorStatus, health: HealthCheck.Result?, now nowMs: Int64) -> [Action] {
-        count(status, now: nowMs)
+        rate.count(status.tracker.advertsTotal, now: nowMs)
         var out = announceLocal(health) + states(status, health: health, force: true, clearsLocal: true)
-        for t in staleStates where published[t] == nil { out += publish(t, "") }
-        staleStates = []
-        return out + rememberIfChanged() + [.scheduleRefresh(afterMs: Self.refreshMs)]
+        for t in topics.staleStatesDue() { out += publish(t, "") }
+        return out + topics.rememberIfChanged() + [.scheduleRefresh(afterMs: Self.refreshMs)]
     }
 
     /// The local beacon's device announced when its status file first appears, and again when
     /// the daemon's version (its `sw_version`) or its frames' identities changed; unchanged
     /// discovery is not sent again.
     private mutating func announceLocal(_ health: HealthCheck.Result?) -> [Action] {
-        let before = (beaconVersion, beaconShared, beaconAddress)
-        noteVersion(health)
-        guard (health != nil && !healthAnnounced) || (healthAnnounced && (before.0 != beaconVersion || before.1 != beaconShared || before.2 != beaconAddress)) else { return [] }
-        healthAnnounced = true
-        return discovery(force: false)
-    }
-
-    /// The daemon's version and its frames' identities, from a status file of a running daemon.
-    private mutating func noteVersion(_ health: HealthCheck.Result?) {
-        if let v = health?.status?["version"]?.string { beaconVersion = v }
-        if let h = health, h.verdict != .unknown, h.status != nil {
-            beaconShared = SharedBeaconDevice.local(h.status)
-            beaconAddress = MonitorExport.localBeaconAddress(h.status)
-        }
+        local.noteAnnouncing(health) ? discovery(force: false) : []
     }
 
     /// Stopping: `offline` said ourselves (a clean DISCONNECT does not fire the will).
-    public mutating func stopping() -> [Action] { publish(statusTopic, "offline", force: true) + rememberIfChanged() }
-
-    private mutating func count(_ status: MonitorStatus, now nowMs: Int64) {
-        let total = status.tracker.advertsTotal
-        if let last = lastCount, nowMs > last.atMs, total >= last.total {
-            advertsPerS = Double(total - last.total) * 1000 / Double(nowMs - last.atMs)
-        }
-        lastCount = (nowMs, total)
-    }
+    public mutating func stopping() -> [Action] { publish(statusTopic, "offline", force: true) + topics.rememberIfChanged() }
 
     /// The observer first, so that the beacons' `via_device` names a device HA already has.
     private mutating func discovery(force: Bool) -> [Action] {
@@ -213,15 +138,15 @@ public struct MonitorPublisher: Sendable {
         for d in MonitorExport.observerDiscovery(node: node, prefix: discoveryPrefix, board: board, version: version) {
             out += publish(d.topic, d.payload, force: force)
         }
-        for d in MonitorExport.localBeaconDiscovery(node: node, prefix: discoveryPrefix, announce: healthAnnounced,
-                                                    beaconVersion: beaconVersion, shared: beaconShared, board: board,
-                                                    beaconAddress: beaconAddress, version: version) {
+        for d in MonitorExport.localBeaconDiscovery(node: node, prefix: discoveryPrefix, announce: local.announced,
+                                                    beaconVersion: local.version, shared: local.shared, board: board,
+                                                    beaconAddress: local.address, version: version) {
             out += publish(d.topic, d.payload, force: force)
         }
-        let controls = healthAnnounced && control != .off
+        let controls = local.announced && control != .off
         for d in MonitorExport.localBeaconControlDiscovery(node: node, prefix: discoveryPrefix, announce: controls,
-                                                           beaconVersion: beaconVersion, shared: beaconShared, board: board,
-                                                    beaconAddress: beaconAddress, version: version) {
+                                                           beaconVersion: local.version, shared: local.shared, board: board,
+                                                    beaconAddress: local.address, version: version) {
             out += publish(d.topic, d.payload, force: force)
         }
         out += firmwareDiscovery(force: force)
@@ -244,12 +169,12 @@ public struct MonitorPublisher: Sendable {
         for (s, e) in zip(status.tracker.states, expectations) {
             out += publish(MonitorExport.beaconTopic(node: node, name: s.name), MonitorExport.beaconJSON(s, expectation: e), force: force)
         }
-        out += publish(MonitorExport.observerTopic(node: node), MonitorExport.observerJSON(status, advertsPerS: advertsPerS), force: force)
+        out += publish(MonitorExport.observerTopic(node: node), MonitorExport.observerJSON(status, advertsPerS: rate.perS), force: force)
         let gone = HealthCheck.Result(verdict: .unknown, reason: "no status file: the beacon daemon is not running", status: nil,
                                       absence: .notRunning)
-        if let h = health ?? (healthAnnounced ? gone : nil) {
+        if let h = health ?? (local.announced ? gone : nil) {
             out += publish(MonitorExport.healthTopic(node: node), String(h.json.dropLast()), force: force)
-            out += publish(MonitorExport.localBeaconTopic(node: node), MonitorExport.localBeaconJSON(h, machine: shownMachine()), force: force)
+            out += publish(MonitorExport.localBeaconTopic(node: node), MonitorExport.localBeaconJSON(h, machine: shownMachine.shown()), force: force)
             // kept (retained) while the daemon is not running: the entity is unavailable then
             if let started = MonitorExport.localBeaconStarted(h) {
                 out += publish(MonitorExport.localBeaconStartedTopic(node: node), started, force: force)
@@ -277,8 +202,8 @@ public struct MonitorPublisher: Sendable {
     /// The update entity and its outcome sensor, on the local beacon's device (cleared without one).
     private mutating func firmwareDiscovery(force: Bool) -> [Action] {
         var out: [Action] = []
-        for d in MonitorExport.firmwareDiscovery(firmware, prefix: discoveryPrefix, announce: healthAnnounced, beaconVersion: beaconVersion,
-                                                 shared: beaconShared, board: board, beaconAddress: beaconAddress, version: version) {
+        for d in MonitorExport.firmwareDiscovery(firmware, prefix: discoveryPrefix, announce: local.announced, beaconVersion: local.version,
+                                                 shared: local.shared, board: board, beaconAddress: local.address, version: version) {
             out += publish(d.topic, d.payload, force: force)
         }
         return out
@@ -290,33 +215,28 @@ public struct MonitorPublisher: Sendable {
     /// (issue 48: the file may hold several by the time it is read). Only with `[mqtt] control`
     /// on (the event entity's).
     private mutating func changeEvent(_ h: HealthCheck.Result) -> [Action] {
-        let first = firstLookS ?? machine.nowS
-        firstLookS = first
+        changeEvents.look(nowS: machine.nowS)
         guard control != .off else { return [] }
-        let started = h.status?["started"]?.integer ?? 0
-        var out: [Action] = []
-        for e in MonitorExport.localBeaconChangeEvents(h) {
-            if let n = e.n {
-                // a new daemon numbers from 1 again
-                if let last = lastChangeNumber, last.started == started, n <= last.n { continue }
-                lastChangeNumber = (started, n)
-            } else {
-                guard e.payload != lastChangeEvent else { continue }
-                lastChangeEvent = e.payload
-            }
-            guard e.time >= first,
-                  let p = try? MQTTPublish(topic: MonitorExport.localBeaconChangeTopic(node: node), payload: Array(e.payload.utf8), retain: false)
-            else { continue }
-            out.append(.publish(p))
+        let events = changeEvents.new(MonitorExport.localBeaconChangeEvents(h), started: h.status?["started"]?.integer ?? 0, nowS: machine.nowS)
+        return events.compactMap { e in
+            (try? MQTTPublish(topic: MonitorExport.localBeaconChangeTopic(node: node), payload: Array(e.payload.utf8), retain: false)).map { .publish($0) }
         }
-        return out
     }
 
     private mutating func publish(_ topic: String, _ payload: String, force: Bool = false) -> [Action] {
-        guard force || published[topic] != payload else { return [] }
-        guard let p = try? MQTTPublish(topic: topic, payload: Array(payload.utf8), retain: true) else { return [.cannotPublish(topic: topic)] }
-        published[topic] = payload
-        if payload.isEmpty { announced.remove(topic) } else { announced.insert(topic) }
-        return [.publish(p)]
+        topics.publish(topic, payload, force: force)
+    }
+}
+
+/// The observer's adverts per second, between two refreshes.
+struct AdvertRate: Sendable {
+    private var last: (atMs: Int64, total: UInt64)?
+    private(set) var perS: Double?
+
+    mutating func count(_ total: UInt64, now nowMs: Int64) {
+        if let last, nowMs > last.atMs, total >= last.total {
+            perS = Double(total - last.total) * 1000 / Double(nowMs - last.atMs)
+        }
+        last = (nowMs, total)
     }
 }
