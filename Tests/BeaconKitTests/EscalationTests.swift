@@ -25,7 +25,7 @@ final class EscalationTests: PolicyTestCase {
             all += a
         }
         XCTAssertEqual(scopes.filter { $0 == .powerCycle }.count, 1, "the adapter is taken down and up once")
-        XCTAssertEqual(scopes.firstIndex(of: .powerCycle), OnAirPolicy.powerCycleAfter - 1)
+        XCTAssertEqual(scopes.firstIndex(of: .powerCycle), EscalationLadder.powerCycleAfter - 1)
         XCTAssertEqual(all.filter { $0 == .requestRestart }.count, 1, "a restart is asked for once")
         XCTAssertEqual(s.escalation, .restartRequested)
         let w = warnings(in: all)
@@ -64,7 +64,7 @@ final class EscalationTests: PolicyTestCase {
 
     func testRefusalsClimbTheLadderToo() {
         on(.start)
-        let scopes = (0..<OnAirPolicy.powerCycleAfter).map { _ in failOnce(.rejected("bringing it up failed: I/O error")).scope }
+        let scopes = (0..<EscalationLadder.powerCycleAfter).map { _ in failOnce(.rejected("bringing it up failed: I/O error")).scope }
         XCTAssertEqual(scopes.last, .powerCycle)
     }
 
@@ -94,7 +94,7 @@ final class EscalationTests: PolicyTestCase {
         armed()
         XCTAssertEqual(s.ladderFailures, 3, "one good arm is not yet a working controller")
         XCTAssertEqual(on(.probed(nil), after: 5000), [.schedule(.probe, afterMs: 5000)])
-        let later = on(.probed(nil), after: OnAirPolicy.stableMs)
+        let later = on(.probed(nil), after: EscalationLadder.stableMs)
         XCTAssertTrue(notices(in: later).contains { $0.contains("works again") })
         XCTAssertEqual(s.ladderFailures, 0)
     }

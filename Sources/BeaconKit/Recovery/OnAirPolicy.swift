@@ -21,14 +21,7 @@ public struct OnAirPolicy: Sendable {
     var rearmScheduled = false
     /// When recent re-arms happened (at most `stormThreshold`): the storm detector.
     var recentRearms: [Int64] = []
-    /// Consecutive failed re-arms of a controller that is there but does not work (time-outs,
-    /// refusals), also across arms that succeed but whose probes then fail: the ladder's count.
-    public internal(set) var ladderFailures = 0
-    public internal(set) var escalation: Escalation = .retrying
-    /// How often each step of the ladder was taken (power cycles, restarts asked for).
-    public internal(set) var escalations: [Escalation: Int] = [:]
-    /// Since when the beacon is on air; the ladder resets only once it stayed so for `stableMs`.
-    var onAirSince: Int64?
+    var ladder = EscalationLadder()
     /// Probes in a row that got no answer: one is not yet "hung".
     var missedProbes = 0
     private var air = AirSummary()
@@ -49,12 +42,6 @@ public struct OnAirPolicy: Sendable {
     public static let settleMs: Int64 = 30
     public static let stormWindowMs: Int64 = 2000
     public static let stormThreshold = 5
-    /// Failed re-arms before the adapter is taken down and up, and as many more before the
-    /// service asks systemd for a restart.
-    public static let powerCycleAfter = 5
-    public static let restartAfter = 5
-    /// On air and answering probes this long: the controller counts as working again.
-    public static let stableMs: Int64 = 30_000
     /// No arm takes longer: HCIDEVUP (a few seconds on a UART controller) plus every command's
     /// own time-out. Past it the arm is given up and retried, so no lost completion parks the beacon.
     public static let armDeadlineMs: Int64 = 15_000
@@ -69,6 +56,9 @@ public struct OnAirPolicy: Sendable {
 
     public var probeIntervalMs: Int64 { Int64(config.watchdog.checkIntervalS) * 1000 }
     public var totalRearms: Int { rearms.values.reduce(0, +) }
+    public var ladderFailures: Int { ladder.failures }
+    public var escalation: Escalation { ladder.step }
+    public var escalations: [Escalation: Int] { ladder.stepsTaken }
 
     public static func backoff(failures: Int, capMs: Int64 = backoffCapMs) -> Int64 {
         guard failures > 0 else { return settleMs }
@@ -107,7 +97,8 @@ public struct OnAirPolicy: Sendable {
         case .probed(nil):
             missedProbes = 0
             guard phase == .advertising else { return [] }
-            return settled(now: now) + [.schedule(.probe, afterMs: probeIntervalMs)]
+            // Once the beacon stayed on air long enough, the ladder starts over.
+            return (ladder.answered(at: now).map { [.notice($0)] } ?? []) + [.schedule(.probe, afterMs: probeIntervalMs)]
         case .rotated(nil):
             return phase == .advertising && air.rotates ? [.schedule(.rotate, afterMs: Int64(config.bluetooth.rotationMs))] : []
         case .payloadsRefreshed(nil):
@@ -226,7 +217,7 @@ public struct OnAirPolicy: Sendable {
         rearmScheduled = false
         consecutiveFailures = 0
         pendingCause = nil
-        onAirSince = now
+        ladder.onAir(at: now)
         if pendingScope != nil || (g != generation && confirmedGeneration != generation) {
             // An edit arrived while this arm was in flight (or interference hit it): the newest
             // config goes on air now. Without a pending scope the edit changed nothing on air.
@@ -249,14 +240,5 @@ public struct OnAirPolicy: Sendable {
         a.append(air.rotates ? .schedule(.rotate, afterMs: Int64(config.bluetooth.rotationMs)) : .cancel(.rotate))
         a.append(air.refreshesPayloads ? .schedule(.payloadRefresh, afterMs: Self.payloadRefreshMs) : .cancel(.payloadRefresh))
         return a
-    }
-
-    /// A probe answered: once the beacon stayed on air for `stableMs`, the ladder starts over.
-    private mutating func settled(now: Int64) -> [PolicyAction] {
-        guard let since = onAirSince, now - since >= Self.stableMs, ladderFailures > 0 || escalation != .retrying else { return [] }
-        let n = ladderFailures
-        ladderFailures = 0
-        escalation = .retrying
-        return [.notice("the controller works again (on air for \(Self.stableMs / 1000) s after \(n) failed re-arms)")]
     }
 }

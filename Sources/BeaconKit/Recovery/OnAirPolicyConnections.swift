@@ -69,7 +69,7 @@ extension OnAirPolicy {
         var actions: [PolicyAction] = [.cancel(.probe), .cancel(.rotate), .cancel(.payloadRefresh)]
         if phase != .fault(.connected) { actions.append(.notice(AdapterFault.connected.rawValue)) }
         phase = .fault(.connected)
-        onAirSince = nil
+        ladder.offAir()
         pendingScope = max(pendingScope ?? .parameters, .parameters)
         return actions
     }

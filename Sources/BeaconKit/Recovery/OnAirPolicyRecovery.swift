@@ -1,4 +1,4 @@
-/// The recovery half of the on-air policy: failures, the escalation ladder, interference.
+/// The recovery half of the on-air policy: failures, the escalation ladder's steps, interference.
 extension OnAirPolicy {
     mutating func failed(_ failure: ArmFailure, now: Int64) -> [PolicyAction] {
         if case .rejected = failure, !connections.isEmpty { return refusedWhileConnected() }
@@ -22,43 +22,21 @@ extension OnAirPolicy {
         }
         phase = .fault(fault)
         missedProbes = 0
-        onAirSince = nil
         if fault == .missing { actions.append(.closeAdapter) }
         // A specific failure names the cause better than the event that led to the attempt.
         if case .rejected = failure, pendingCause != nil {} else { pendingCause = cause }
         pendingScope = .full
-        actions += escalate(fault)
+        if let climbed = ladder.failed(fault) {
+            actions.append(.warning(climbed.warning))
+            if climbed.step == .powerCycled { pendingScope = .powerCycle }
+            if climbed.step == .restartRequested { actions.append(.requestRestart) }
+        }
         rearmScheduled = true
         let cap = fault == .busy ? Self.busyBackoffCapMs : Self.backoffCapMs
         // A time-out already waited the command's deadline (over 2 s): ask again at once, so a
         // controller that answers again is back on air as soon as the kernel lets a command through.
         let delay = failure == .timeout ? Self.settleMs : Self.backoff(failures: consecutiveFailures, capMs: cap)
         return actions + [.schedule(.rearm, afterMs: delay)]
-    }
-
-    /// The ladder for a controller that is there but keeps failing (time-outs, refusals): after
-    /// `powerCycleAfter` failed re-arms the adapter is taken down and up, after `restartAfter`
-    /// more the service asks for a restart. A missing or blocked adapter is waited for instead,
-    /// and one held by another program is asked again with back-off: no restart cures either.
-    private mutating func escalate(_ fault: AdapterFault) -> [PolicyAction] {
-        switch fault {
-        case .hung, .failing: ladderFailures += 1
-        case .missing, .blocked: ladderFailures = 0; escalation = .retrying; return []
-        case .down, .busy, .connected: return []
-        }
-        if escalation == .retrying && ladderFailures >= Self.powerCycleAfter {
-            escalation = .powerCycled
-            escalations[.powerCycled, default: 0] += 1
-            pendingScope = .powerCycle
-            return [.warning("\(fault.rawValue) after \(ladderFailures) re-arms; taking the adapter down and up")]
-        }
-        if escalation == .powerCycled && ladderFailures >= Self.powerCycleAfter + Self.restartAfter {
-            escalation = .restartRequested
-            escalations[.restartRequested, default: 0] += 1
-            return [.warning("\(fault.rawValue) after \(ladderFailures) re-arms, also after taking the adapter down and up; restarting the service"),
-                    .requestRestart]
-        }
-        return []
     }
 
     mutating func interference(_ what: Interference, now: Int64) -> [PolicyAction] {
