@@ -126,6 +126,6 @@ final class EscalationTests: PolicyTestCase {
         XCTAssertGreaterThanOrEqual(summaries.count, 2)
         XCTAssertLessThanOrEqual(summaries.count, 4)
         XCTAssertEqual(s.rearms[.overwritten], 600, "every re-arm is still counted")
-        XCTAssertLessThanOrEqual(s.recentRearms.count, OnAirPolicy.stormThreshold, "the storm history is bounded")
+        XCTAssertLessThanOrEqual(s.history.recent.count, RearmHistory.stormThreshold, "the storm history is bounded")
     }
 }

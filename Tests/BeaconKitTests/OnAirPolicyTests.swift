@@ -92,13 +92,13 @@ final class OnAirPolicyTests: PolicyTestCase {
     func testInterferenceStormIsThrottled() {
         onAir()
         let ours = OnAirAdvertising(handles: nil, payloads: [])
-        for _ in 0..<OnAirPolicy.stormThreshold {
+        for _ in 0..<RearmHistory.stormThreshold {
             on(.monitored(.leSetAdvertiseEnable, [0], ours: ours), after: 100)
             _ = rearmTimer(after: 30)
             armed()
         }
         XCTAssertEqual(scheduled(.rearm, in: on(.monitored(.leSetAdvertiseEnable, [0], ours: ours), after: 10)), OnAirPolicy.backoffCapMs)
-        XCTAssertEqual(s.rearms[.disabled], OnAirPolicy.stormThreshold)
+        XCTAssertEqual(s.rearms[.disabled], RearmHistory.stormThreshold)
     }
 
     func testEditsArmOnlyWhatChanged() {

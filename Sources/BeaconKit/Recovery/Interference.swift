@@ -4,6 +4,15 @@ public enum Interference: String, Equatable, Sendable {
     case advertisingDisabled = "advertising disabled"
     case advertisingOverwritten = "advertising data overwritten"
     case parametersChanged = "advertising parameters changed"
+
+    /// The cause the re-arm it calls for is counted under.
+    var rearmCause: RearmCause {
+        switch self {
+        case .reset: .reset
+        case .advertisingDisabled: .disabled
+        case .advertisingOverwritten, .parametersChanged: .overwritten
+        }
+    }
 }
 
 /// What altbeacond has on air, for telling others' commands apart: the extended set handles

@@ -13,23 +13,19 @@ public struct OnAirPolicy: Sendable {
     var armInFlightScope: ArmScope = .full
     /// The last generation confirmed on air.
     public private(set) var confirmedGeneration: Int?
-    public internal(set) var rearms: [RearmCause: Int] = [:]
     public internal(set) var consecutiveFailures = 0
     /// What the next arm must redo beyond what is on air (or in flight).
     var pendingScope: ArmScope?
     var pendingCause: RearmCause?
     var rearmScheduled = false
-    /// When recent re-arms happened (at most `stormThreshold`): the storm detector.
-    var recentRearms: [Int64] = []
     var ladder = EscalationLadder()
     /// Probes in a row that got no answer: one is not yet "hung".
     var missedProbes = 0
     private var air = AirSummary()
     private var sent = SentCommandLog()
-    /// Interference re-arms not logged one by one (a persistent interferer), and since when.
-    var quietRearms: [RearmCause: Int] = [:]
-    var quietSince: Int64?
+    /// The next time on air is not announced (a re-arm for a central, or a persistent interferer).
     var pendingQuiet = false
+    var history = RearmHistory()
     /// Centrals connected to the GATT identity, by connection handle, and since when.
     public internal(set) var connections: [UInt16: Int64] = [:]
 
@@ -40,14 +36,10 @@ public struct OnAirPolicy: Sendable {
     public static let busyBackoffCapMs: Int64 = 5000
     /// Lets a burst of related commands (a reset sequence, a power cycle) finish before re-arming.
     public static let settleMs: Int64 = 30
-    public static let stormWindowMs: Int64 = 2000
-    public static let stormThreshold = 5
     /// No arm takes longer: HCIDEVUP (a few seconds on a UART controller) plus every command's
     /// own time-out. Past it the arm is given up and retried, so no lost completion parks the beacon.
     public static let armDeadlineMs: Int64 = 15_000
     public static let payloadRefreshMs: Int64 = 10_000
-    /// While someone keeps interfering, one summary line per this period instead of a line a re-arm.
-    public static let summaryPeriodMs: Int64 = 60_000
 
     public init(config: BeaconConfig, generation: Int) {
         self.config = config
@@ -55,7 +47,8 @@ public struct OnAirPolicy: Sendable {
     }
 
     public var probeIntervalMs: Int64 { Int64(config.watchdog.checkIntervalS) * 1000 }
-    public var totalRearms: Int { rearms.values.reduce(0, +) }
+    public var rearms: [RearmCause: Int] { history.counts }
+    public var totalRearms: Int { history.total }
     public var ladderFailures: Int { ladder.failures }
     public var escalation: Escalation { ladder.step }
     public var escalations: [Escalation: Int] { ladder.stepsTaken }
@@ -206,9 +199,7 @@ public struct OnAirPolicy: Sendable {
         // A re-arm against a persistent interferer is counted, not announced line by line.
         let quiet = pendingQuiet
         if let cause = pendingCause {
-            rearms[cause, default: 0] += 1
-            recentRearms.append(now)
-            if recentRearms.count > Self.stormThreshold { recentRearms.removeFirst(recentRearms.count - Self.stormThreshold) }
+            history.count(cause, at: now)
             if !pendingQuiet { actions.append(.notice("back on air after \(cause.rawValue) (re-arms: \(RearmCause.summary(rearms)))")) }
         }
         missedProbes = 0

@@ -45,32 +45,10 @@ extension OnAirPolicy {
             pendingScope = max(pendingScope ?? .parameters, .parameters)
             return []
         }
-        let cause: RearmCause = switch what {
-        case .reset: .reset
-        case .advertisingDisabled: .disabled
-        case .advertisingOverwritten, .parametersChanged: .overwritten
-        }
-        let delay = stormDelay(now: now)
-        guard delay > Self.settleMs else {
-            pendingQuiet = false
-            return summary(now: now, force: true) + [.notice("\(what.rawValue) by another process; re-arming")]
-                + rearm(cause: cause, scope: .parameters, afterMs: delay, now: now)
-        }
-        // A persistent interferer: count instead of logging each re-arm.
-        pendingQuiet = true
-        quietSince = quietSince ?? now
-        quietRearms[cause, default: 0] += 1
-        return summary(now: now, force: false) + rearm(cause: cause, scope: .parameters, afterMs: delay, now: now)
-    }
-
-    /// The summary of quiet re-arms, once per `summaryPeriodMs` (or now, when `force`d and any).
-    private mutating func summary(now: Int64, force: Bool) -> [PolicyAction] {
-        guard let since = quietSince, !quietRearms.isEmpty, force || now - since >= Self.summaryPeriodMs else { return [] }
-        let n = quietRearms.values.reduce(0, +)
-        let what = RearmCause.summary(quietRearms)
-        quietRearms = [:]
-        quietSince = force ? nil : now
-        return [.notice("another process keeps changing advertising: \(n) re-arms in \((now - since + 500) / 1000) s (\(what)), one log line a minute while it goes on")]
+        // A persistent interferer is re-armed against once per cap interval, quietly.
+        let (storm, notices) = history.interfered(what, at: now)
+        pendingQuiet = storm
+        return notices + rearm(cause: what.rearmCause, scope: .parameters, afterMs: storm ? Self.backoffCapMs : Self.settleMs, now: now)
     }
 
     mutating func rearm(cause: RearmCause?, scope: ArmScope, afterMs: Int64, now: Int64,
@@ -81,11 +59,5 @@ extension OnAirPolicy {
         if rearmScheduled && !force { return [] }
         rearmScheduled = true
         return [.schedule(.rearm, afterMs: afterMs)]
-    }
-
-    /// Re-arming right away normally; once per cap interval while someone keeps interfering.
-    private mutating func stormDelay(now: Int64) -> Int64 {
-        recentRearms.removeAll { now - $0 > Self.stormWindowMs }
-        return recentRearms.count >= Self.stormThreshold ? Self.backoffCapMs : Self.settleMs
     }
 }
