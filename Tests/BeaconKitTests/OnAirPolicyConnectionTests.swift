@@ -21,7 +21,7 @@ final class OnAirPolicyConnectionTests: PolicyTestCase {
         onAir()
         let a = on(.centralConnected(handle: 42), after: 1000)
         XCTAssertEqual(arm(in: a), .parameters)
-        XCTAssertEqual(scheduled(.connectionLimit, in: a), OnAirPolicy.connectionLimitMs)
+        XCTAssertEqual(scheduled(.connectionLimit, in: a), CentralConnections.limitMs)
         guard let (c, _) = armedConfig(in: a) else { return XCTFail("no arm") }
         XCTAssertNil(c.gattIdentity, "the identity is not advertised while a central is connected")
         XCTAssertEqual(c.airFrames().map(\.name), ["altbeacon"])
@@ -50,8 +50,8 @@ final class OnAirPolicyConnectionTests: PolicyTestCase {
                        "an early timer disconnects nobody")
         let a = on(.timer(.connectionLimit), after: 20_000)
         XCTAssertTrue(a.contains(.disconnect(handle: 7)))
-        XCTAssertEqual(scheduled(.connectionLimit, in: a), OnAirPolicy.disconnectRetryMs)
-        XCTAssertTrue(on(.timer(.connectionLimit), after: OnAirPolicy.disconnectRetryMs).contains(.disconnect(handle: 7)))
+        XCTAssertEqual(scheduled(.connectionLimit, in: a), CentralConnections.disconnectRetryMs)
+        XCTAssertTrue(on(.timer(.connectionLimit), after: CentralConnections.disconnectRetryMs).contains(.disconnect(handle: 7)))
         XCTAssertEqual(arm(in: on(.centralDisconnected(handle: 7))), .parameters)
     }
 
@@ -92,6 +92,6 @@ final class OnAirPolicyConnectionTests: PolicyTestCase {
         onAir()
         let a = on(.centralConnected(handle: 1))
         XCTAssertNil(arm(in: a))
-        XCTAssertEqual(scheduled(.connectionLimit, in: a), OnAirPolicy.connectionLimitMs)
+        XCTAssertEqual(scheduled(.connectionLimit, in: a), CentralConnections.limitMs)
     }
 }

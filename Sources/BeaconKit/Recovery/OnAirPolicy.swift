@@ -26,8 +26,7 @@ public struct OnAirPolicy: Sendable {
     /// The next time on air is not announced (a re-arm for a central, or a persistent interferer).
     var pendingQuiet = false
     var history = RearmHistory()
-    /// Centrals connected to the GATT identity, by connection handle, and since when.
-    public internal(set) var connections: [UInt16: Int64] = [:]
+    var centrals = CentralConnections()
 
     public static let backoffBaseMs: Int64 = 50
     /// Also the longest a hung controller goes unprobed, hence recovery ≤ ~2 s after it answers.
@@ -52,6 +51,7 @@ public struct OnAirPolicy: Sendable {
     public var ladderFailures: Int { ladder.failures }
     public var escalation: Escalation { ladder.step }
     public var escalations: [Escalation: Int] { ladder.stepsTaken }
+    public var connections: [UInt16: Int64] { centrals.since }
 
     public static func backoff(failures: Int, capMs: Int64 = backoffCapMs) -> Int64 {
         guard failures > 0 else { return settleMs }
@@ -104,12 +104,12 @@ public struct OnAirPolicy: Sendable {
             return rearm(cause: nil, scope: .full, afterMs: Self.settleMs, now: now, force: true)
         case .adapterUnregistered:
             phase = .fault(.missing)
-            connections = [:]
+            centrals.removeAll()
             // The kernel tells us when it is back; the slow retry is only a safety net.
             return abandon() + [.cancel(.probe), .closeAdapter, .warning("\(AdapterFault.missing.rawValue); waiting for it")]
                 + rearm(cause: .removed, scope: .full, afterMs: Self.backoffCapMs, now: now, force: true)
         case .adapterDown:
-            connections = [:]
+            centrals.removeAll()
             return [.cancel(.probe), .cancel(.connectionLimit)] + rearm(cause: .down, scope: .full, afterMs: Self.settleMs, now: now)
         case .rfkillChanged:
             guard phase == .fault(.blocked) else { return [] }
@@ -124,9 +124,9 @@ public struct OnAirPolicy: Sendable {
         case .configChanged(let new, let g):
             return configChanged(new, generation: g)
         case .centralConnected(let h):
-            return centralConnected(h, now: now)
+            return centralsChanged(centrals.connected(h, at: now))
         case .centralDisconnected(let h):
-            return centralDisconnected(h, now: now)
+            return centralsChanged(centrals.disconnected(h, at: now))
         case .stop:
             phase = .stopping
             return abandon() + PolicyTimer.allCases.map { .cancel($0) } + [.disableAdvertising]
@@ -189,7 +189,7 @@ public struct OnAirPolicy: Sendable {
             return abandon() + [.warning("arming took over \(Self.armDeadlineMs / 1000) s; giving it up and retrying")]
                 + failed(.timeout, now: now)
         case .connectionLimit:
-            return connectionLimitReached(now: now)
+            return centrals.limitReached(at: now)
         }
     }
 

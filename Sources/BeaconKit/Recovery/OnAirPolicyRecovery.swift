@@ -1,7 +1,7 @@
 /// The recovery half of the on-air policy: failures, the escalation ladder's steps, interference.
 extension OnAirPolicy {
     mutating func failed(_ failure: ArmFailure, now: Int64) -> [PolicyAction] {
-        if case .rejected = failure, !connections.isEmpty { return refusedWhileConnected() }
+        if case .rejected = failure, !centrals.isEmpty { return refusedWhileConnected() }
         consecutiveFailures += 1
         let fault: AdapterFault
         let cause: RearmCause

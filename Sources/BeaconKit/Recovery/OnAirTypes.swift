@@ -45,7 +45,7 @@ public enum AdapterFault: String, Equatable, Sendable {
     case failing = "controller failing"
     case busy = "adapter held by another program (HCI user channel)"
     /// The controller refuses advertising while a central is connected to the GATT identity:
-    /// the frames resume at the disconnection (at most `OnAirPolicy.connectionLimitMs` away).
+    /// the frames resume at the disconnection (at most `CentralConnections.limitMs` away).
     case connected = "central connected; the controller advertises again when it disconnects"
 }
 
@@ -81,7 +81,7 @@ public enum Escalation: String, CaseIterable, Equatable, Sendable {
 /// The policy's timers; each adapter session keeps one loop timer per case.
 public enum PolicyTimer: CaseIterable, Sendable {
     case rearm, probe, rotate, payloadRefresh, armDeadline
-    /// The oldest central connection reaches `OnAirPolicy.connectionLimitMs`.
+    /// The oldest central connection reaches `CentralConnections.limitMs`.
     case connectionLimit
 }
 
@@ -140,6 +140,6 @@ public enum PolicyAction: Equatable, Sendable {
     case warning(String)
     /// The escalation's last step (SPEC §5): the service should be restarted now.
     case requestRestart
-    /// End a central's connection (held past `OnAirPolicy.connectionLimitMs`).
+    /// End a central's connection (held past `CentralConnections.limitMs`).
     case disconnect(handle: UInt16)
 }
