@@ -160,7 +160,7 @@ final class OnAirPolicyTests: PolicyTestCase {
         on(.start)
         let a = armed(summary: AirSummary(rotates: true, refreshesPayloads: true))
         XCTAssertEqual(scheduled(.rotate, in: a), 1000)
-        XCTAssertEqual(scheduled(.payloadRefresh, in: a), OnAirPolicy.payloadRefreshMs)
+        XCTAssertEqual(scheduled(.payloadRefresh, in: a), OnAirUpkeep.payloadRefreshMs)
         XCTAssertEqual(on(.timer(.rotate), after: 1000), [.rotate])
         XCTAssertEqual(on(.rotated(nil)), [.schedule(.rotate, afterMs: 1000)])
         XCTAssertEqual(on(.timer(.payloadRefresh), after: 9000), [.refreshPayloads])

@@ -19,9 +19,7 @@ public struct OnAirPolicy: Sendable {
     var pendingCause: RearmCause?
     var rearmScheduled = false
     var ladder = EscalationLadder()
-    /// Probes in a row that got no answer: one is not yet "hung".
-    var missedProbes = 0
-    private var air = AirSummary()
+    var upkeep = OnAirUpkeep()
     private var sent = SentCommandLog()
     /// The next time on air is not announced (a re-arm for a central, or a persistent interferer).
     var pendingQuiet = false
@@ -38,14 +36,13 @@ public struct OnAirPolicy: Sendable {
     /// No arm takes longer: HCIDEVUP (a few seconds on a UART controller) plus every command's
     /// own time-out. Past it the arm is given up and retried, so no lost completion parks the beacon.
     public static let armDeadlineMs: Int64 = 15_000
-    public static let payloadRefreshMs: Int64 = 10_000
 
     public init(config: BeaconConfig, generation: Int) {
         self.config = config
         self.generation = generation
     }
 
-    public var probeIntervalMs: Int64 { Int64(config.watchdog.checkIntervalS) * 1000 }
+    public var probeIntervalMs: Int64 { OnAirUpkeep.probeIntervalMs(config) }
     public var rearms: [RearmCause: Int] { history.counts }
     public var totalRearms: Int { history.total }
     public var ladderFailures: Int { ladder.failures }
@@ -78,24 +75,20 @@ public struct OnAirPolicy: Sendable {
             case .success(let summary): return [.cancel(.armDeadline)] + onAir(summary, armedGeneration: g, now: now)
             case .failure(let f): return [.cancel(.armDeadline)] + failed(f, now: now)
             }
-        case .probed(.timeout?) where phase == .advertising && missedProbes == 0,
-             .rotated(.timeout?) where phase == .advertising && missedProbes == 0,
-             .payloadsRefreshed(.timeout?) where phase == .advertising && missedProbes == 0:
-            // One missed answer is not yet "hung" (the kernel may be retrying): ask again.
-            missedProbes = 1
-            return [.probe]
         case .probed(let f?), .rotated(let f?), .payloadsRefreshed(let f?):
             guard phase == .advertising, armInFlight == nil else { return [] }
+            // One missed answer is not yet "hung" (the kernel may be retrying): ask again.
+            if f == .timeout, upkeep.missed() { return [.probe] }
             return failed(f, now: now)
         case .probed(nil):
-            missedProbes = 0
+            upkeep.answered()
             guard phase == .advertising else { return [] }
             // Once the beacon stayed on air long enough, the ladder starts over.
-            return (ladder.answered(at: now).map { [.notice($0)] } ?? []) + [.schedule(.probe, afterMs: probeIntervalMs)]
+            return (ladder.answered(at: now).map { [.notice($0)] } ?? []) + upkeep.next(after: .probe, config: config)
         case .rotated(nil):
-            return phase == .advertising && air.rotates ? [.schedule(.rotate, afterMs: Int64(config.bluetooth.rotationMs))] : []
+            return phase == .advertising ? upkeep.next(after: .rotate, config: config) : []
         case .payloadsRefreshed(nil):
-            return phase == .advertising && air.refreshesPayloads ? [.schedule(.payloadRefresh, afterMs: Self.payloadRefreshMs)] : []
+            return phase == .advertising ? upkeep.next(after: .payloadRefresh, config: config) : []
         case .timer(let t):
             return timerFired(t, now: now)
         case .adapterRegistered, .adapterUp:
@@ -178,12 +171,8 @@ public struct OnAirPolicy: Sendable {
             // A faulted adapter keeps showing its fault while we retry it.
             if case .fault = phase {} else { phase = .arming }
             return arm()
-        case .probe:
-            return phase == .advertising && armInFlight == nil ? [.probe] : []
-        case .rotate:
-            return phase == .advertising && armInFlight == nil && air.rotates ? [.rotate] : []
-        case .payloadRefresh:
-            return phase == .advertising && armInFlight == nil && air.refreshesPayloads ? [.refreshPayloads] : []
+        case .probe, .rotate, .payloadRefresh:
+            return phase == .advertising && armInFlight == nil ? upkeep.task(t) : []
         case .armDeadline:
             guard armInFlight != nil else { return [] }
             return abandon() + [.warning("arming took over \(Self.armDeadlineMs / 1000) s; giving it up and retrying")]
@@ -194,7 +183,6 @@ public struct OnAirPolicy: Sendable {
     }
 
     private mutating func onAir(_ summary: AirSummary, armedGeneration g: Int, now: Int64) -> [PolicyAction] {
-        air = summary
         var actions: [PolicyAction] = []
         // A re-arm against a persistent interferer is counted, not announced line by line.
         let quiet = pendingQuiet
@@ -202,7 +190,7 @@ public struct OnAirPolicy: Sendable {
             history.count(cause, at: now)
             if !pendingQuiet { actions.append(.notice("back on air after \(cause.rawValue) (re-arms: \(RearmCause.summary(rearms)))")) }
         }
-        missedProbes = 0
+        let timers = upkeep.started(summary, config: config)
         pendingQuiet = false
         if rearmScheduled { actions.append(.cancel(.rearm)) }
         rearmScheduled = false
@@ -215,7 +203,7 @@ public struct OnAirPolicy: Sendable {
             if pendingScope == nil {
                 phase = .advertising
                 confirmedGeneration = generation
-                return actions + [.confirmed(generation: generation, announce: false)] + onAirTimers()
+                return actions + [.confirmed(generation: generation, announce: false)] + timers
             }
             phase = .arming
             return actions + arm()
@@ -223,13 +211,6 @@ public struct OnAirPolicy: Sendable {
         let announce = confirmedGeneration == nil || (!quiet && (armInFlightScope != .data || phase != .arming))
         phase = .advertising
         confirmedGeneration = g
-        return actions + [.confirmed(generation: g, announce: announce)] + onAirTimers()
-    }
-
-    private func onAirTimers() -> [PolicyAction] {
-        var a: [PolicyAction] = [.schedule(.probe, afterMs: probeIntervalMs)]
-        a.append(air.rotates ? .schedule(.rotate, afterMs: Int64(config.bluetooth.rotationMs)) : .cancel(.rotate))
-        a.append(air.refreshesPayloads ? .schedule(.payloadRefresh, afterMs: Self.payloadRefreshMs) : .cancel(.payloadRefresh))
-        return a
+        return actions + [.confirmed(generation: g, announce: announce)] + timers
     }
 }

@@ -30,7 +30,7 @@ extension OnAirPolicy {
     /// An arm refused while a central is connected: the controller will not advertise beside the
     /// link. Not a failing controller: the frames wait for the disconnection.
     mutating func refusedWhileConnected() -> [PolicyAction] {
-        var actions: [PolicyAction] = [.cancel(.probe), .cancel(.rotate), .cancel(.payloadRefresh)]
+        var actions = upkeep.stopped()
         if phase != .fault(.connected) { actions.append(.notice(AdapterFault.connected.rawValue)) }
         phase = .fault(.connected)
         ladder.offAir()

@@ -13,7 +13,7 @@ extension OnAirPolicy {
         case .busy: (fault, cause) = (.busy, .busy)
         case .rejected: (fault, cause) = (.failing, .failing)
         }
-        var actions: [PolicyAction] = [.cancel(.probe), .cancel(.rotate), .cancel(.payloadRefresh)]
+        var actions = upkeep.stopped()
         if phase != .fault(fault) {
             var text = fault.rawValue
             if case .rejected(let why) = failure { text += ": \(why)" }
@@ -21,7 +21,6 @@ extension OnAirPolicy {
             actions.append(.warning("\(text); beacon off air, \(retry)"))
         }
         phase = .fault(fault)
-        missedProbes = 0
         if fault == .missing { actions.append(.closeAdapter) }
         // A specific failure names the cause better than the event that led to the attempt.
         if case .rejected = failure, pendingCause != nil {} else { pendingCause = cause }

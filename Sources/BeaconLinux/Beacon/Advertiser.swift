@@ -69,7 +69,7 @@ public final class Advertiser: HCICommandChannelDelegate {
     /// only the temperature ages.
     private func readBoard(for config: BeaconConfig? = nil) {
         guard let board, procedure.wantsBoardReading(for: config) else { return }
-        if let last = procedure.board, loop.now - last.readAtMs < OnAirPolicy.payloadRefreshMs { return }
+        if let last = procedure.board, loop.now - last.readAtMs < OnAirUpkeep.payloadRefreshMs { return }
         procedure.board = board.read(now: loop.now)
     }
     public func abandon() { feed { $0.abandon(now: $1) } }
