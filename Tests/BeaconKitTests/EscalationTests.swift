@@ -55,7 +55,7 @@ final class EscalationTests: PolicyTestCase {
             delays.append(ms)
             XCTAssertNotEqual(arm(in: rearmTimer(after: ms)), .powerCycle)
         }
-        XCTAssertEqual(delays.max(), OnAirPolicy.busyBackoffCapMs)
+        XCTAssertEqual(delays.max(), RearmPlan.busyBackoffCapMs)
         XCTAssertFalse(all.contains(.requestRestart))
         XCTAssertEqual(s.phase, .fault(.busy))
         XCTAssertEqual(warnings(in: all).count, 1, "said once: \(warnings(in: all))")

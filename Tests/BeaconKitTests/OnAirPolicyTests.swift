@@ -7,7 +7,7 @@ final class OnAirPolicyTests: PolicyTestCase {
     func testStartArmsEverythingThenProbesAndConfirmsTheGeneration() {
         let a = on(.start)
         XCTAssertEqual(arm(in: a), .full)
-        XCTAssertEqual(scheduled(.armDeadline, in: a), OnAirPolicy.armDeadlineMs)
+        XCTAssertEqual(scheduled(.armDeadline, in: a), RearmPlan.deadlineMs)
         let back = armed()
         XCTAssertEqual(confirmed(in: back), 1)
         XCTAssertTrue(back.contains(.cancel(.armDeadline)))
@@ -19,7 +19,7 @@ final class OnAirPolicyTests: PolicyTestCase {
     func testInterferenceRearmsParametersAfterSettlingAndCountsTheCause() {
         onAir()
         let a = on(.monitored(.reset, [], ours: OnAirAdvertising(handles: nil, payloads: [])))
-        XCTAssertEqual(scheduled(.rearm, in: a), OnAirPolicy.settleMs)
+        XCTAssertEqual(scheduled(.rearm, in: a), RearmPlan.settleMs)
         // Our own command seen on the monitor is not interference.
         s.noteSent(.leSetAdvertiseEnable, [0], at: now)
         XCTAssertEqual(on(.monitored(.leSetAdvertiseEnable, [0], ours: OnAirAdvertising(handles: nil, payloads: []))), [])
@@ -31,11 +31,11 @@ final class OnAirPolicyTests: PolicyTestCase {
     }
 
     func testFailuresBackOffExponentiallyWithACap() {
-        XCTAssertEqual(OnAirPolicy.backoff(failures: 1), 50)
-        XCTAssertEqual(OnAirPolicy.backoff(failures: 2), 100)
-        XCTAssertEqual(OnAirPolicy.backoff(failures: 6), 1000)
-        XCTAssertEqual(OnAirPolicy.backoff(failures: 1000), 1000)
-        XCTAssertEqual(OnAirPolicy.backoff(failures: 1000, capMs: OnAirPolicy.busyBackoffCapMs), 5000)
+        XCTAssertEqual(RearmPlan.backoff(failures: 1), 50)
+        XCTAssertEqual(RearmPlan.backoff(failures: 2), 100)
+        XCTAssertEqual(RearmPlan.backoff(failures: 6), 1000)
+        XCTAssertEqual(RearmPlan.backoff(failures: 1000), 1000)
+        XCTAssertEqual(RearmPlan.backoff(failures: 1000, capMs: RearmPlan.busyBackoffCapMs), 5000)
         on(.start)
         var delays: [Int64] = []
         for _ in 0..<8 {
@@ -46,7 +46,7 @@ final class OnAirPolicyTests: PolicyTestCase {
         XCTAssertEqual(delays, [50, 100, 200, 400, 800, 1000, 1000, 1000])
         XCTAssertEqual(s.phase, .fault(.failing))
         // A time-out already waited its command's deadline: the retry goes at once.
-        XCTAssertEqual(scheduled(.rearm, in: armed(.timeout)), OnAirPolicy.settleMs)
+        XCTAssertEqual(scheduled(.rearm, in: armed(.timeout)), RearmPlan.settleMs)
         XCTAssertEqual(s.phase, .fault(.hung))
     }
 
@@ -69,7 +69,7 @@ final class OnAirPolicyTests: PolicyTestCase {
         XCTAssertTrue(gone.contains(.closeAdapter))
         XCTAssertNil(s.armInFlight)
         XCTAssertEqual(s.phase, .fault(.missing))
-        XCTAssertEqual(scheduled(.rearm, in: on(.adapterRegistered, after: 10)), OnAirPolicy.settleMs)
+        XCTAssertEqual(scheduled(.rearm, in: on(.adapterRegistered, after: 10)), RearmPlan.settleMs)
         XCTAssertEqual(arm(in: rearmTimer(after: 30)), .full)
         armed()
         XCTAssertEqual(s.phase, .advertising)
@@ -97,7 +97,7 @@ final class OnAirPolicyTests: PolicyTestCase {
             _ = rearmTimer(after: 30)
             armed()
         }
-        XCTAssertEqual(scheduled(.rearm, in: on(.monitored(.leSetAdvertiseEnable, [0], ours: ours), after: 10)), OnAirPolicy.backoffCapMs)
+        XCTAssertEqual(scheduled(.rearm, in: on(.monitored(.leSetAdvertiseEnable, [0], ours: ours), after: 10)), RearmPlan.backoffCapMs)
         XCTAssertEqual(s.rearms[.disabled], RearmHistory.stormThreshold)
     }
 
@@ -144,7 +144,7 @@ final class OnAirPolicyTests: PolicyTestCase {
     func testAnArmPastItsDeadlineIsAbandonedAndRetried() {
         on(.start)
         let gen = s.armInFlight!
-        let late = on(.timer(.armDeadline), after: OnAirPolicy.armDeadlineMs)
+        let late = on(.timer(.armDeadline), after: RearmPlan.deadlineMs)
         XCTAssertTrue(late.contains(.abandonArm))
         XCTAssertEqual(s.phase, .fault(.hung))
         XCTAssertNotNil(scheduled(.rearm, in: late))

@@ -116,7 +116,7 @@ final class AdapterSessionEscalationTests: ScriptedTestCase {
         c.powerUpScript = [.never]
         let p = session(c, TestBeacons.config())
         p.session.start()
-        loop.run(forMs: OnAirPolicy.armDeadlineMs - 10)
+        loop.run(forMs: RearmPlan.deadlineMs - 10)
         XCTAssertEqual(c.powerCalls.count, 1)
         XCTAssertEqual(c.onAir, [])
         loop.run(forMs: 1000)

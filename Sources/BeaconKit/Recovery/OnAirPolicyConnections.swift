@@ -19,10 +19,10 @@ extension OnAirPolicy {
     /// What is on air changes without a fault: re-armed now (or by the arm in flight, or the
     /// retry of a fault), quietly, counted nowhere.
     mutating func airChanged() -> [PolicyAction] {
-        pendingScope = max(pendingScope ?? .parameters, .parameters)
+        plan.redo(.parameters)
         let waiting = phase == .fault(.connected)
         guard waiting || (phase == .advertising && armInFlight == nil) else { return [] }
-        if !waiting { pendingQuiet = true }
+        if !waiting { plan.quiet = true }
         phase = .arming
         return arm()
     }
@@ -34,7 +34,7 @@ extension OnAirPolicy {
         if phase != .fault(.connected) { actions.append(.notice(AdapterFault.connected.rawValue)) }
         phase = .fault(.connected)
         ladder.offAir()
-        pendingScope = max(pendingScope ?? .parameters, .parameters)
+        plan.redo(.parameters)
         return actions
     }
 }

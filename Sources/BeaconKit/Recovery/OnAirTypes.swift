@@ -34,6 +34,27 @@ public enum ArmFailure: Error, Equatable, Sendable {
     /// Another program holds the adapter (HCI user channel: EBUSY).
     case busy
     case rejected(String)
+
+    /// What the failure says of the adapter, and the cause its re-arm is counted under.
+    var meaning: (fault: AdapterFault, cause: RearmCause) {
+        switch self {
+        case .missing: (.missing, .removed)
+        case .blocked: (.blocked, .rfkill)
+        case .down: (.down, .down)
+        case .timeout: (.hung, .hung)
+        case .busy: (.busy, .busy)
+        case .rejected: (.failing, .failing)
+        }
+    }
+
+    /// The line for the beacon going off air with this failure.
+    var offAirWarning: String {
+        let fault = meaning.fault
+        var text = fault.rawValue
+        if case .rejected(let why) = self { text += ": \(why)" }
+        let retry = fault == .busy ? "asking again every few seconds (stop the other program, e.g. btmgmt or a user-channel tool)" : "retrying"
+        return "\(text); beacon off air, \(retry)"
+    }
 }
 
 /// What is wrong with the adapter while the beacon is off air.
