@@ -156,20 +156,19 @@ public struct OnAirPolicy: Sendable {
         if cancelTimer { actions.append(.cancel(.rearm)) }
         ladder.onAir(at: now)
         let timers = upkeep.started(summary, config: config)
-        if plan.scope != nil || (g != generation && confirmedGeneration != generation) {
+        if plan.scope != nil {
             // An edit arrived while this arm was in flight (or interference hit it): the newest
-            // config goes on air now. Without a pending scope the edit changed nothing on air.
-            if plan.scope == nil {
-                phase = .advertising
-                confirmedGeneration = generation
-                return actions + [.confirmed(generation: generation, announce: false)] + timers
-            }
+            // config goes on air now.
             phase = .arming
             return actions + arm()
         }
-        let announce = confirmedGeneration == nil || (!quiet && (plan.inFlightScope != .data || phase != .arming))
+        // Without a pending scope, an edit during the arm changed nothing on air: the newest
+        // generation is on air too.
+        let newest = g != generation && confirmedGeneration != generation
+        let announce = !newest && (confirmedGeneration == nil || (!quiet && (plan.inFlightScope != .data || phase != .arming)))
+        let confirmed = newest ? generation : g
         phase = .advertising
-        confirmedGeneration = g
-        return actions + [.confirmed(generation: g, announce: announce)] + timers
+        confirmedGeneration = confirmed
+        return actions + [.confirmed(generation: confirmed, announce: announce)] + timers
     }
 }
