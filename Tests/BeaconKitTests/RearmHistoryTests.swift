@@ -66,4 +66,30 @@ final class RearmHistoryTests: XCTestCase {
         XCTAssertNil(h.quietSince)
         XCTAssertEqual(h.quiet, [:])
     }
+
+    func testAStormEndingRightAfterItsSummaryLeavesNothingForTheNextOne() {
+        var h = history(at: [0, 100, 200, 300, 400])
+        var now: Int64 = 400
+        var summaryAt: Int64?
+        // Interference every 300 ms until the first summary line, then nothing.
+        while summaryAt == nil {
+            now += 300
+            if !h.interfered(.advertisingOverwritten, at: now).notices.isEmpty { summaryAt = now }
+            h.count(.overwritten, at: now)
+        }
+        now += RearmHistory.stormWindowMs + 1
+        XCTAssertEqual(h.interfered(.advertisingOverwritten, at: now).notices, [rearming], "nothing left unsaid")
+        XCTAssertNil(h.quietSince, "the storm is over")
+        // An hour later, another storm: its first summary a whole period after it began, not at once.
+        now += 3_600_000
+        for _ in 0..<5 { now += 300; _ = h.interfered(.advertisingOverwritten, at: now); h.count(.overwritten, at: now) }
+        let start = now
+        var next: Int64?
+        while next == nil {
+            now += 300
+            if !h.interfered(.advertisingOverwritten, at: now).notices.isEmpty { next = now }
+            h.count(.overwritten, at: now)
+        }
+        XCTAssertGreaterThanOrEqual(try XCTUnwrap(next) - start, RearmHistory.summaryPeriodMs)
+    }
 }

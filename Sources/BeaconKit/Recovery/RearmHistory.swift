@@ -41,7 +41,12 @@ public struct RearmHistory: Sendable {
 
     /// The summary of quiet re-arms, once per `summaryPeriodMs` (or now, when `force`d and any).
     private mutating func summary(now: Int64, force: Bool) -> String? {
-        guard let since = quietSince, !quiet.isEmpty, force || now - since >= Self.summaryPeriodMs else { return nil }
+        guard let since = quietSince else { return nil }
+        guard !quiet.isEmpty, force || now - since >= Self.summaryPeriodMs else {
+            // It stopped with nothing left unsaid: the next storm counts from its own start.
+            if force { quietSince = nil }
+            return nil
+        }
         let n = quiet.values.reduce(0, +)
         let what = RearmCause.summary(quiet)
         quiet = [:]
