@@ -214,6 +214,8 @@ steady_state() {
   fig "${prefix}threads" "$threads"
   fig "${prefix}rss_kb" "$(tb_smaps_kb "$pid" Rss)" "$(awk '/^VmRSS:/ {print $2}' /proc/$pid/status)"
   fig "${prefix}hwm_kb" "$(awk '/^VmHWM:/ {print $2}' /proc/$pid/status)"
+  # what of it is anonymous (heap, stacks: what the code allocates), the rest the binary's pages
+  fig "${prefix}anon_kb" "$(tb_smaps_kb "$pid" Anonymous)"
   tb_wait_heard "$hex" 5000 >/dev/null && fig "${prefix}quiet_still_on_air" yes || fig "${prefix}quiet_still_on_air" no
   daemon_stop_quiet
 }
