@@ -54,7 +54,8 @@ final class RearmHistoryTests: XCTestCase {
             summaries += r.notices.map { (now, $0) }
             h.count(.overwritten, at: now)
         }
-        XCTAssertEqual(summaries.map(\.at), [Int64(700 + 60_000), 700 + 120_000], "one line a period, from the first quiet re-arm")
+        let expected: [Int64] = [700 + 60_000, 700 + 120_000]
+        XCTAssertEqual(summaries.map { $0.at }, expected, "one line a period, from the first quiet re-arm")
         XCTAssertEqual(summaries.first?.1, .notice("another process keeps changing advertising: 201 re-arms in 60 s (overwritten 201), one log line a minute while it goes on"))
         XCTAssertEqual(summaries.last?.1, .notice("another process keeps changing advertising: 200 re-arms in 60 s (overwritten 200), one log line a minute while it goes on"))
         // It stops; the next interference, past the window, is no storm: what was left is said at once.
