@@ -28,12 +28,12 @@ struct AdvertisedFrames {
     /// on (an edit to fewer frames goes back to legacy commands).
     mutating func take(_ config: BeaconConfig, randomAddress: BluetoothAddress?) -> (sameFrames: Bool, before: [String]) {
         let airFrames = config.airFrames()
-        let before = configured.map(\.name)
-        keepsFamily = before == airFrames.map(\.name) + [GATTIdentity.name]
+        let before = configured.map(\.name), after = airFrames.map(\.name)
+        keepsFamily = before == after + [GATTIdentity.name]
         configured = airFrames
         wantedIntervalMs = config.bluetooth.intervalMs
         self.randomAddress = randomAddress
-        return (before == airFrames.map(\.name), before)
+        return (before == after, before)
     }
 
     /// True when frame `f` goes on air connectable (ADV_IND: the GATT identity).

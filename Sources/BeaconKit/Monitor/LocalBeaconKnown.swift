@@ -40,15 +40,17 @@ struct LocalChangeEvents: Sendable {
     private var lastNumber: (started: Int64, n: Int64)?
     private var firstLookS: Int64?
 
-    /// The monitor looked at `nowS`: a change before the first look is not new.
-    mutating func look(nowS: Int64) {
-        firstLookS = firstLookS ?? nowS
+    /// The monitor looked at `nowS`: a change before the first look is not new. Returns the first.
+    @discardableResult
+    mutating func look(nowS: Int64) -> Int64 {
+        let first = firstLookS ?? nowS
+        firstLookS = first
+        return first
     }
 
     /// Of `events` in the status file read at `nowS` (of a daemon started at `started`), those not sent yet.
     mutating func new(_ events: [Event], started: Int64, nowS: Int64) -> [Event] {
-        look(nowS: nowS)
-        let first = firstLookS ?? nowS
+        let first = look(nowS: nowS)
         return events.filter { e in
             if let n = e.n {
                 // a new daemon numbers from 1 again
